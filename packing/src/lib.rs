@@ -1,0 +1,1 @@
+//! Pure 3D bin packing engine (placeholder until the packing issue lands).

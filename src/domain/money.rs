@@ -1,0 +1,49 @@
+//! Exact money: amounts are `rust_decimal::Decimal`, never summed binary floats.
+
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+/// At most this many decimal places are accepted for prices and costs.
+pub const MAX_SCALE: u32 = 4;
+
+/// Parses a decimal amount from its JSON text (`19.99`). JSON numbers reach us as the
+/// shortest decimal that round-trips the parsed f64, which is the literal the client
+/// wrote for any amount with up to 15 significant digits.
+pub fn parse(text: &str) -> Option<Decimal> {
+    let d = Decimal::from_str(text)
+        .or_else(|_| Decimal::from_scientific(text))
+        .ok()?;
+    Some(d.normalize())
+}
+
+pub fn is_valid_amount(d: &Decimal) -> bool {
+    !d.is_sign_negative() && d.scale() <= MAX_SCALE && *d < Decimal::from(1_000_000_000_000i64)
+}
+
+/// Renders for JSON output as a number.
+pub fn to_json(d: &Decimal) -> serde_json::Value {
+    serde_json::Number::from_str(&d.normalize().to_string())
+        .map(serde_json::Value::Number)
+        .unwrap_or(serde_json::Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_are_exact() {
+        let a = parse("0.1").unwrap();
+        let b = parse("0.2").unwrap();
+        assert_eq!((a + b).to_string(), "0.3");
+        assert_eq!(
+            to_json(&(parse("19.99").unwrap() * Decimal::from(3))).to_string(),
+            "59.97"
+        );
+        assert!(is_valid_amount(&parse("10.1234").unwrap()));
+        assert!(!is_valid_amount(&parse("10.12345").unwrap()));
+        assert!(!is_valid_amount(&parse("-1").unwrap()));
+        assert_eq!(parse("1e2").unwrap().to_string(), "100");
+    }
+}

@@ -1,0 +1,25 @@
+//! Periodic upkeep that no request waits for: pruning idempotency records past their TTL.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::http::{idempotency, App};
+use crate::shutdown::Shutdown;
+
+pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
+    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = tick.tick() => {}
+        }
+        let ttl = app.config.idempotency_ttl.as_secs() as i64;
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let store = app.store.clone();
+        match tokio::task::spawn_blocking(move || idempotency::prune(&store, ttl, now)).await {
+            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned idempotency records"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "pruning idempotency records failed"),
+            _ => {}
+        }
+    }
+}

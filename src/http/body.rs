@@ -1,0 +1,154 @@
+//! Request bodies: the content-type check (415), the size limit (413, connection
+//! closed), and JSON decoding that names the offending field on a type error (400).
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use hyper::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use super::routes::BodyKind;
+
+fn too_large(limit: usize) -> ApiError {
+    let mut e = ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("The request body exceeds the limit of {limit} bytes."),
+    );
+    e.close = true;
+    e
+}
+
+/// The media type without parameters, lowercased.
+pub fn media_type(headers: &HeaderMap) -> Option<String> {
+    let raw = headers.get(CONTENT_TYPE)?.to_str().ok()?;
+    Some(raw.split(';').next()?.trim().to_ascii_lowercase())
+}
+
+fn accepts(kind: BodyKind, media: &str) -> bool {
+    match kind {
+        BodyKind::None => true,
+        BodyKind::Json => media == "application/json" || media.ends_with("+json"),
+        BodyKind::Form => media == "application/x-www-form-urlencoded",
+    }
+}
+
+/// Reads the whole body within `limit` bytes. A route with a body kind refuses a
+/// non-empty body of another media type; an empty body is always accepted (optional
+/// bodies such as cancel's).
+pub async fn read(
+    kind: BodyKind,
+    headers: &HeaderMap,
+    body: Incoming,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large(limit));
+    }
+    if kind != BodyKind::None && declared != Some(0) && kind != BodyKind::Form {
+        match media_type(headers) {
+            Some(m) if accepts(kind, &m) => {}
+            Some(m) => return Err(unsupported(kind, Some(&m))),
+            None if declared.is_none() && !headers.contains_key("transfer-encoding") => {}
+            None => return Err(unsupported(kind, None)),
+        }
+    }
+    let bytes = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                too_large(limit)
+            } else {
+                ApiError::bad_request("The request body could not be read.")
+            }
+        })?
+        .to_bytes();
+    Ok(bytes)
+}
+
+fn unsupported(kind: BodyKind, got: Option<&str>) -> ApiError {
+    let want = match kind {
+        BodyKind::Form => "application/x-www-form-urlencoded",
+        _ => "application/json",
+    };
+    ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        match got {
+            Some(m) => format!("Content-Type {m} is not accepted here; send {want}."),
+            None => format!("Content-Type is missing; send {want}."),
+        },
+    )
+}
+
+/// Decodes JSON into `T`. Syntax errors and wrong types are 400 naming the field path.
+pub fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError::bad_request("A JSON request body is required."));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = format!("Invalid JSON body: {inner}");
+        if path.is_empty() || path == "." || inner.is_syntax() || inner.is_eof() {
+            ApiError::bad_request(msg)
+        } else {
+            ApiError::bad_request(msg).on(path)
+        }
+    })
+}
+
+/// A JSON field that may be absent, explicitly null, or set; PATCH needs all three.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Field<T> {
+    #[default]
+    Absent,
+    Null,
+    Value(T),
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Field<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Option::<T>::deserialize(d).map(|o| o.map_or(Field::Null, Field::Value))
+    }
+}
+
+impl<T> Field<T> {
+    /// The value of a required field, or a 422 naming it.
+    pub fn required(self, field: &str) -> Result<T, ApiError> {
+        match self {
+            Field::Value(v) => Ok(v),
+            _ => Err(ApiError::validation(field, format!("{field} is required."))),
+        }
+    }
+
+    pub fn optional(self) -> Option<T> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// For PATCH: `None` = leave unchanged, `Some(None)` = clear, `Some(Some(v))` = set.
+    pub fn patch(self) -> Option<Option<T>> {
+        match self {
+            Field::Absent => None,
+            Field::Null => Some(None),
+            Field::Value(v) => Some(Some(v)),
+        }
+    }
+
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Field::Absent)
+    }
+}

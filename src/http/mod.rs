@@ -1,0 +1,310 @@
+//! The HTTP layer: the only place that knows JSON shapes, status codes and URLs.
+//! `handle` applies every cross-cutting rule once, in order (credentials, rate limit,
+//! routing, access, body, idempotency, timeout, durability), then dispatches.
+
+pub mod auth;
+pub mod body;
+pub mod docs;
+pub mod error;
+pub mod health;
+pub mod idempotency;
+pub mod limits;
+pub mod openapi;
+pub mod products;
+pub mod query;
+pub mod response;
+pub mod routes;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, RETRY_AFTER};
+use hyper::{Method, Request, StatusCode};
+use storage::{Store, Tier};
+
+use crate::clients::{ClientEntry, ClientService, Registry};
+use crate::config::Config;
+use crate::tokens::TokenSigner;
+use error::ApiError;
+use idempotency::{Guard, Idempotency};
+use limits::{BucketKey, RateLimiter};
+use response::Resp;
+use routes::{Access, Match, RouteId, Router, Service};
+
+/// Everything a request may need, built once at start and shared.
+pub struct App {
+    pub config: Arc<Config>,
+    pub store: Store,
+    pub clients: ClientService,
+    pub tokens: TokenSigner,
+    pub limiter: RateLimiter,
+    pub idempotency: Idempotency,
+    pub started: Instant,
+    pub docs: openapi::Documents,
+    fulfillment: Router,
+    packing: Router,
+}
+
+impl App {
+    pub fn new(config: Arc<Config>, store: Store, registry: Arc<Registry>) -> anyhow::Result<App> {
+        let tokens =
+            TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
+        Ok(App {
+            clients: ClientService::new(store.clone(), registry),
+            limiter: RateLimiter::new(config.tiers.clone()),
+            tokens,
+            idempotency: Idempotency::default(),
+            started: Instant::now(),
+            docs: openapi::Documents::build(),
+            fulfillment: Router::new(Service::Fulfillment),
+            packing: Router::new(Service::Packing),
+            config,
+            store,
+        })
+    }
+}
+
+/// A matched request as handlers see it.
+pub struct Ctx<'a> {
+    pub app: &'a App,
+    pub client: Option<Arc<ClientEntry>>,
+    pub params: Vec<(String, String)>,
+    pub query: Option<String>,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    pub now: i64,
+    wrote: bool,
+}
+
+impl Ctx<'_> {
+    pub fn param(&self, name: &str) -> &str {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
+    }
+
+    /// Marks that this request committed a write: it is answered only after a flush.
+    pub fn wrote(&mut self) {
+        self.wrote = true;
+    }
+
+    pub fn client_id(&self) -> &str {
+        self.client.as_ref().map(|c| &*c.id).unwrap_or("")
+    }
+}
+
+fn unix_now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
+/// Answers one request on either listener.
+pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<Incoming>) -> Resp {
+    let now = unix_now();
+    let cred = auth::presented(req.headers());
+    let client = auth::resolve(&app, &cred, service == Service::Fulfillment, now);
+    let (bucket, tier) = match &client {
+        Ok(Some(c)) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
+        _ => (BucketKey::Ip(peer), Tier::Starter),
+    };
+    let decision = app.limiter.check(bucket, tier);
+    let mut resp = if decision.allowed {
+        route(&app, service, client, req, now)
+            .await
+            .unwrap_or_else(ApiError::into_response)
+    } else {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            "Rate limit exceeded; retry after the number of seconds in Retry-After.",
+        )
+        .header(RETRY_AFTER, decision.retry_after_secs)
+        .into_response()
+    };
+    decision.apply(resp.headers_mut());
+    resp
+}
+
+async fn route(
+    app: &App,
+    service: Service,
+    client: Result<Option<Arc<ClientEntry>>, ()>,
+    req: Request<Incoming>,
+    now: i64,
+) -> Result<Resp, ApiError> {
+    let router = match service {
+        Service::Fulfillment => &app.fulfillment,
+        Service::Packing => &app.packing,
+    };
+    let (def, params) = match router.find(req.method(), req.uri().path()) {
+        Match::Found(def, params) => (def, params),
+        Match::MethodNotAllowed(methods) => {
+            let allow = methods
+                .iter()
+                .map(|m| m.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                format!(
+                    "{} is not allowed on this path; allowed: {allow}.",
+                    req.method()
+                ),
+            )
+            .header(ALLOW, allow));
+        }
+        Match::NotFound => {
+            return Err(ApiError::not_found(format!(
+                "No route for {}.",
+                req.uri().path()
+            )))
+        }
+    };
+    let client = match (def.access, client) {
+        (Access::Public | Access::TokenEndpoint, _) => None,
+        (_, Ok(Some(c))) => Some(c),
+        (Access::ApiKey, _) => {
+            return Err(ApiError::unauthorized(
+                "A valid X-API-Key header is required.",
+            ))
+        }
+        (_, Ok(None)) => {
+            return Err(ApiError::unauthorized(
+                "Authenticate with Authorization: Bearer <token> or X-API-Key.",
+            ))
+        }
+        (_, Err(())) => {
+            return Err(ApiError::unauthorized(
+                "The access token or API key is invalid, expired or revoked.",
+            ))
+        }
+    };
+    let keyed = matches!(*req.method(), Method::POST | Method::PATCH)
+        && req.headers().contains_key(idempotency::HEADER);
+    let guard = match (&client, keyed) {
+        (Some(c), true) => {
+            let key = idempotency::validate_key(&req.headers()[idempotency::HEADER])?;
+            Some(app.idempotency.enter(&c.id, key)?)
+        }
+        _ => None,
+    };
+    let deadline = tokio::time::Instant::now() + app.config.limits.request_timeout;
+    let (parts, incoming) = req.into_parts();
+    let body = tokio::time::timeout_at(
+        deadline,
+        body::read(
+            def.body,
+            &parts.headers,
+            incoming,
+            app.config.limits.body_max_bytes,
+        ),
+    )
+    .await
+    .map_err(|_| {
+        let mut e = ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "The request body was not received in time.",
+        );
+        e.close = true;
+        e
+    })??;
+    if def.id == RouteId::Token {
+        return Ok(auth::token(app, &parts.headers, &body, now));
+    }
+    let mut ctx = Ctx {
+        app,
+        client,
+        params,
+        query: parts.uri.query().map(str::to_string),
+        headers: parts.headers,
+        body,
+        now,
+        wrote: false,
+    };
+    let work = run_idempotent(&mut ctx, def.id, guard, &parts.method, &parts.uri);
+    tokio::time::timeout_at(deadline, work)
+        .await
+        .map_err(|_| ApiError::unavailable("The request timed out; retry later."))?
+}
+
+/// Runs the handler, wrapped in idempotency when the request carries a key, and waits
+/// for durability when anything was written.
+async fn run_idempotent(
+    ctx: &mut Ctx<'_>,
+    id: RouteId,
+    guard: Option<Guard>,
+    method: &Method,
+    uri: &hyper::Uri,
+) -> Result<Resp, ApiError> {
+    let Some(guard) = guard else {
+        let resp = dispatch(id, ctx).await?;
+        return durable(ctx, resp).await;
+    };
+    let app = ctx.app;
+    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    let hash = idempotency::request_hash(method, path, &ctx.body);
+    let ttl = app.config.idempotency_ttl.as_secs() as i64;
+    if let Some(stored) = app
+        .idempotency
+        .lookup(&app.store, &guard, &hash, ttl, ctx.now)?
+    {
+        // The stored response may not be flushed yet: replay only what is durable.
+        ctx.wrote();
+        return durable(ctx, stored).await;
+    }
+    let resp = dispatch(id, ctx)
+        .await
+        .unwrap_or_else(ApiError::into_response);
+    let (parts, body) = resp.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let resp = Resp::from_parts(parts, http_body_util::Full::new(bytes.clone()));
+    if app
+        .idempotency
+        .finish(&app.store, &guard, hash, &resp, &bytes, ctx.now)?
+    {
+        ctx.wrote();
+    }
+    let resp = durable(ctx, resp).await?;
+    drop(guard);
+    Ok(resp)
+}
+
+async fn durable(ctx: &Ctx<'_>, resp: Resp) -> Result<Resp, ApiError> {
+    if ctx.wrote {
+        ctx.app.store.durable().await?;
+    }
+    Ok(resp)
+}
+
+async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
+    match id {
+        RouteId::Health => Ok(health::fulfillment(ctx.app)),
+        RouteId::PackingHealth => Ok(health::packing(ctx.app)),
+        RouteId::OpenApi => Ok(ctx.app.docs.fulfillment_json()),
+        RouteId::PackingOpenApi => Ok(ctx.app.docs.packing_json()),
+        RouteId::Docs => Ok(ctx.app.docs.html()),
+        RouteId::ListProducts => products::list(ctx),
+        RouteId::CreateProduct => products::create(ctx),
+        RouteId::GetProduct => products::get(ctx),
+        RouteId::UpdateProduct => products::update(ctx),
+        RouteId::DeleteProduct => products::delete(ctx),
+        RouteId::GetProductBySku => products::get_by_sku(ctx),
+        RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
+    }
+}
+
+/// Header value helper for handlers.
+pub fn header_value(v: impl ToString) -> HeaderValue {
+    HeaderValue::from_str(&v.to_string()).unwrap_or_else(|_| HeaderValue::from_static(""))
+}

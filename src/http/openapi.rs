@@ -1,0 +1,385 @@
+//! The OpenAPI 3.1 documents of both listeners, generated from the route table plus the
+//! per-route details below, and served pre-rendered (JSON and the HTML docs page).
+
+use bytes::Bytes;
+use hyper::StatusCode;
+use serde_json::{json, Map, Value};
+
+use super::docs;
+use super::health::VERSION;
+use super::response::{bytes, Resp};
+use super::routes::{Access, BodyKind, RouteDef, RouteId, Service, ROUTES};
+
+/// The rendered documents, built once at start.
+pub struct Documents {
+    fulfillment: Bytes,
+    packing: Bytes,
+    html: Bytes,
+}
+
+impl Documents {
+    pub fn build() -> Documents {
+        let f = document(Service::Fulfillment);
+        let html = docs::render(&f);
+        Documents {
+            fulfillment: Bytes::from(f.to_string()),
+            packing: Bytes::from(document(Service::Packing).to_string()),
+            html: Bytes::from(html),
+        }
+    }
+
+    pub fn fulfillment_json(&self) -> Resp {
+        bytes(StatusCode::OK, "application/json", self.fulfillment.clone())
+    }
+
+    pub fn packing_json(&self) -> Resp {
+        bytes(StatusCode::OK, "application/json", self.packing.clone())
+    }
+
+    pub fn html(&self) -> Resp {
+        bytes(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            self.html.clone(),
+        )
+    }
+}
+
+const FULFILLMENT_INTRO: &str = "Orders, products, inventory, packages and webhooks of one fulfilld appliance.\n\n\
+**Authentication.** Every `/api/*` route except `/api/openapi.json` and `/api/docs` needs `Authorization: Bearer <token>` \
+(from `POST /oauth/token`, client credentials in the form or HTTP Basic) or `X-API-Key: <key>`. \
+Clients are created with `fulfilld clients create`; the first start writes `bootstrap-credentials.json` into the data directory.\n\n\
+**Errors.** Every error body is `{\"error\": {\"code\", \"message\", \"field\"}}`; `field` names the offending input (`items[0].sku`) or is null. \
+`405` responses carry `Allow`; a body over the limit (default 10 MiB) is `413` and the connection is closed; \
+a slow request body is `408 request_timeout`.\n\n\
+**Rate limits.** A token bucket per client (per IP without credentials) holding `burst` tokens, refilled at `rpm/60` per second. \
+Every response carries `X-RateLimit-Limit` (rpm), `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds when the bucket is full); \
+over the limit: `429 rate_limited` with `Retry-After` seconds. Tiers: starter 60/100, growth 100/200, pro 200/400, enterprise 500/1000, unlimited.\n\n\
+**Idempotency.** Any POST or PATCH may carry `Idempotency-Key` (1-255 visible ASCII characters). For 24 h the same key and request \
+replays the stored response with `Idempotent-Replayed: true`; the same key with another request is `422 idempotency_key_reused`; \
+while the first request runs, `409 idempotency_in_progress`. 5xx responses are not stored.\n\n\
+**Lists** take `limit` (1-200, default 50) and `offset`, are newest first, and return `pagination {limit, offset, total}`.\n\n\
+**Durability.** A 2xx to a write means it is flushed to disk.";
+
+const PACKING_INTRO: &str = "3D bin packing of items into boxes across warehouses. `POST /api/v1/optimize` needs `X-API-Key`; \
+errors use the envelope `{\"error\": {\"code\", \"message\", \"field\"}}`.";
+
+/// The OpenAPI document of one listener.
+pub fn document(service: Service) -> Value {
+    let mut paths = Map::new();
+    for def in ROUTES.iter().filter(|d| d.service == service) {
+        let entry = paths
+            .entry(def.path.to_string())
+            .or_insert_with(|| json!({}));
+        entry[def.method.as_str().to_ascii_lowercase()] = operation(def);
+    }
+    let (title, intro, port) = match service {
+        Service::Fulfillment => ("fulfilld Order Fulfillment API", FULFILLMENT_INTRO, 8443),
+        Service::Packing => ("fulfilld Packing API", PACKING_INTRO, 8444),
+    };
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": title, "version": VERSION, "description": intro },
+        "servers": [{ "url": format!("https://localhost:{port}") }],
+        "paths": paths,
+        "components": components(),
+    })
+}
+
+fn op_id(id: RouteId) -> String {
+    let s = format!("{id:?}");
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({ "application/json": { "schema": schema } })
+}
+
+fn ok(status: u16, description: &str, schema: Value) -> (String, Value) {
+    (
+        status.to_string(),
+        json!({ "description": description, "headers": rate_headers(), "content": json_content(schema) }),
+    )
+}
+
+fn rate_headers() -> Value {
+    json!({
+        "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
+        "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
+        "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" },
+    })
+}
+
+fn error_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/responses/{name}") })
+}
+
+fn query_param(name: &str, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+fn page_params() -> Vec<Value> {
+    vec![
+        query_param(
+            "limit",
+            "Page size, 1-200 (default 50).",
+            json!({"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
+        ),
+        query_param(
+            "offset",
+            "Records to skip (default 0).",
+            json!({"type": "integer", "minimum": 0, "default": 0}),
+        ),
+    ]
+}
+
+/// Per-route details: extra parameters, request body schema, success responses.
+fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
+    use RouteId::*;
+    let product = || schema_ref("Product");
+    match id {
+        Health => (
+            vec![],
+            None,
+            vec![
+                ok(200, "Healthy", schema_ref("Health")),
+                ok(503, "Storage is failing", schema_ref("Health")),
+            ],
+        ),
+        PackingHealth => (
+            vec![],
+            None,
+            vec![ok(200, "Healthy", schema_ref("PackingHealth"))],
+        ),
+        Token => (
+            vec![],
+            Some(
+                json!({ "required": true, "content": { "application/x-www-form-urlencoded": { "schema": schema_ref("TokenRequest") } } }),
+            ),
+            vec![
+                ok(200, "An access token", schema_ref("TokenResponse")),
+                (
+                    "400".into(),
+                    json!({ "description": "invalid_request or unsupported_grant_type (RFC 6749 5.2)", "content": json_content(schema_ref("OAuthError")) }),
+                ),
+                (
+                    "401".into(),
+                    json!({ "description": "invalid_client (RFC 6749 5.2), with WWW-Authenticate", "content": json_content(schema_ref("OAuthError")) }),
+                ),
+            ],
+        ),
+        OpenApi | PackingOpenApi => (
+            vec![],
+            None,
+            vec![ok(
+                200,
+                "The OpenAPI 3.1 document",
+                json!({"type": "object"}),
+            )],
+        ),
+        Docs => (
+            vec![],
+            None,
+            vec![(
+                "200".into(),
+                json!({ "description": "Self-contained HTML reference", "content": { "text/html": { "schema": { "type": "string" } } } }),
+            )],
+        ),
+        ListProducts => (
+            page_params(),
+            None,
+            vec![ok(
+                200,
+                "A page of live products",
+                schema_ref("ProductList"),
+            )],
+        ),
+        CreateProduct => (
+            vec![],
+            Some(json!({ "required": true, "content": json_content(schema_ref("ProductCreate")) })),
+            vec![ok(201, "The created product", product())],
+        ),
+        GetProduct => (
+            vec![],
+            None,
+            vec![ok(
+                200,
+                "The product (deleted ones have active=false and deletedAt)",
+                product(),
+            )],
+        ),
+        UpdateProduct => (
+            vec![],
+            Some(json!({ "required": true, "content": json_content(schema_ref("ProductUpdate")) })),
+            vec![ok(200, "The updated product", product())],
+        ),
+        DeleteProduct => (
+            vec![],
+            None,
+            vec![ok(
+                200,
+                "The product, now inactive; its SKU is free for reuse",
+                product(),
+            )],
+        ),
+        GetProductBySku => (
+            vec![],
+            None,
+            vec![ok(200, "The live product with this SKU", product())],
+        ),
+    }
+}
+
+fn operation(def: &RouteDef) -> Value {
+    let (mut params, body, mut responses) = details(def.id);
+    for segment in def.path.split('/') {
+        if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            params.insert(0, json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }));
+        }
+    }
+    let writes = matches!(def.method.as_str(), "POST" | "PATCH");
+    if writes && def.access == Access::Client {
+        params.push(json!({ "$ref": "#/components/parameters/IdempotencyKey" }));
+    }
+    let security = match def.access {
+        Access::Public | Access::TokenEndpoint => json!([]),
+        Access::Client => json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }]),
+        Access::ApiKey => json!([{ "apiKeyAuth": [] }]),
+    };
+    let mut errors = vec!["RateLimited", "Internal"];
+    if def.access == Access::Client || def.access == Access::ApiKey {
+        errors.push("Unauthorized");
+    }
+    if def.path.contains('{') {
+        errors.push("NotFound");
+    }
+    if def.body == BodyKind::Json {
+        errors.extend([
+            "BadRequest",
+            "ValidationError",
+            "PayloadTooLarge",
+            "UnsupportedMediaType",
+            "Conflict",
+        ]);
+    }
+    if writes || def.path.contains('{') {
+        errors.push("Unavailable");
+    }
+    for name in errors {
+        let code = match name {
+            "BadRequest" => "400",
+            "Unauthorized" => "401",
+            "NotFound" => "404",
+            "Conflict" => "409",
+            "PayloadTooLarge" => "413",
+            "UnsupportedMediaType" => "415",
+            "ValidationError" => "422",
+            "RateLimited" => "429",
+            "Unavailable" => "503",
+            _ => "500",
+        };
+        if !responses.iter().any(|(c, _)| c == code) {
+            responses.push((code.to_string(), error_ref(name)));
+        }
+    }
+    let mut op = json!({
+        "operationId": op_id(def.id),
+        "summary": def.summary,
+        "tags": [def.tag],
+        "security": security,
+        "responses": responses.into_iter().collect::<Map<String, Value>>(),
+    });
+    if !params.is_empty() {
+        op["parameters"] = Value::Array(params);
+    }
+    if let Some(b) = body {
+        op["requestBody"] = b;
+    }
+    op
+}
+
+fn error_response(description: &str) -> Value {
+    json!({ "description": description, "headers": rate_headers(), "content": json_content(schema_ref("Error")) })
+}
+
+fn components() -> Value {
+    let mut schemas = Map::new();
+    schemas.insert("Error".into(), json!({
+        "type": "object", "required": ["error"],
+        "properties": { "error": { "type": "object", "required": ["code", "message", "field"], "properties": {
+            "code": { "type": "string", "examples": ["validation_error"] },
+            "message": { "type": "string" },
+            "field": { "type": ["string", "null"], "examples": ["items[0].sku"] } } } }
+    }));
+    schemas.insert("Pagination".into(), json!({
+        "type": "object", "required": ["limit", "offset", "total"],
+        "properties": { "limit": {"type": "integer"}, "offset": {"type": "integer"}, "total": {"type": "integer", "description": "All matches, not only this page"} }
+    }));
+    schemas.insert("Health".into(), json!({
+        "type": "object", "required": ["status", "version", "uptimeSeconds", "storage"],
+        "properties": { "status": {"enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"},
+            "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]}}},
+            "error": schema_ref("Error") }
+    }));
+    schemas.insert("PackingHealth".into(), json!({
+        "type": "object", "required": ["status", "service", "version"],
+        "properties": { "status": {"const": "ok"}, "service": {"const": "packing"}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"} }
+    }));
+    schemas.insert("TokenRequest".into(), json!({
+        "type": "object", "required": ["grant_type"],
+        "properties": { "grant_type": {"const": "client_credentials"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"} },
+        "description": "client_id and client_secret go in the form or in HTTP Basic, not both."
+    }));
+    schemas.insert("TokenResponse".into(), json!({
+        "type": "object", "required": ["access_token", "token_type", "expires_in"],
+        "properties": { "access_token": {"type": "string"}, "token_type": {"const": "Bearer"}, "expires_in": {"type": "integer", "examples": [3600]} }
+    }));
+    schemas.insert("OAuthError".into(), json!({
+        "type": "object", "required": ["error"],
+        "properties": { "error": {"enum": ["invalid_request", "invalid_client", "unsupported_grant_type"]}, "error_description": {"type": "string"} }
+    }));
+    for (name, schema) in super::products::schemas() {
+        schemas.insert(name.into(), schema);
+    }
+    let header = |d: &str| json!({ "description": d, "schema": { "type": "integer" } });
+    json!({
+        "securitySchemes": {
+            "bearerAuth": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                "description": "Token from POST /oauth/token (client credentials), valid 3600 s." },
+            "apiKeyAuth": { "type": "apiKey", "in": "header", "name": "X-API-Key" },
+            "oauth2": { "type": "oauth2", "flows": { "clientCredentials": { "tokenUrl": "/oauth/token", "scopes": {} } } }
+        },
+        "parameters": {
+            "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": false,
+                "description": "Replays the stored response of the same request for 24 h.", "schema": { "type": "string", "maxLength": 255 } }
+        },
+        "headers": {
+            "X-RateLimit-Limit": header("Requests per minute of the caller's tier."),
+            "X-RateLimit-Remaining": header("Requests left in the bucket."),
+            "X-RateLimit-Reset": header("Unix time (s) when the bucket is full again."),
+            "Retry-After": header("Seconds to wait before retrying."),
+        },
+        "responses": {
+            "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
+            "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
+            "NotFound": error_response("not_found: unknown id, SKU or route"),
+            "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
+            "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),
+            "UnsupportedMediaType": error_response("unsupported_media_type: send application/json"),
+            "ValidationError": error_response("validation_error or idempotency_key_reused; field names the input"),
+            "RateLimited": { "description": "rate_limited", "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+                "content": json_content(schema_ref("Error")) },
+            "Unavailable": error_response("unavailable: storage failing or a queue full; retry after Retry-After"),
+            "Internal": error_response("internal_error: logged; never carries internals"),
+        },
+        "schemas": schemas,
+    })
+}

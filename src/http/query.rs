@@ -1,0 +1,70 @@
+//! Query strings: lookup of parameters and the `limit`/`offset` rules every list shares
+//! (limit 1..=200, default 50; offset >= 0; a non-number is 400, out of range 422).
+
+use serde_json::{json, Value};
+
+use super::error::ApiError;
+
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    pub limit: usize,
+    pub offset: usize,
+}
+
+pub const DEFAULT_LIMIT: usize = 50;
+pub const MAX_LIMIT: usize = 200;
+
+impl Query {
+    pub fn parse(raw: Option<&str>) -> Query {
+        Query {
+            pairs: raw
+                .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v) => v.trim().parse::<i64>().map(Some).map_err(|_| {
+                ApiError::bad_request(format!("Query parameter {name} must be an integer."))
+                    .on(name)
+            }),
+        }
+    }
+
+    pub fn page(&self) -> Result<Page, ApiError> {
+        let limit = self.integer("limit")?.unwrap_or(DEFAULT_LIMIT as i64);
+        if !(1..=MAX_LIMIT as i64).contains(&limit) {
+            return Err(ApiError::validation(
+                "limit",
+                format!("limit must be between 1 and {MAX_LIMIT}."),
+            ));
+        }
+        let offset = self.integer("offset")?.unwrap_or(0);
+        if offset < 0 {
+            return Err(ApiError::validation("offset", "offset must be 0 or more."));
+        }
+        Ok(Page {
+            limit: limit as usize,
+            offset: offset as usize,
+        })
+    }
+}
+
+impl Page {
+    pub fn json(&self, total: u64) -> Value {
+        json!({ "limit": self.limit, "offset": self.offset, "total": total })
+    }
+}

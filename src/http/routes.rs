@@ -1,0 +1,267 @@
+//! The route table: every (method, path) of both listeners with its access rule and
+//! body kind. The router, the OpenAPI document and its consistency test all read it, so
+//! a URL is written in exactly one place.
+
+use hyper::Method;
+
+/// Which listener a route belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    Fulfillment,
+    Packing,
+}
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No credentials needed (rate-limited per IP).
+    Public,
+    /// A Bearer token or an `X-API-Key`.
+    Client,
+    /// An `X-API-Key` only (the packing service).
+    ApiKey,
+    /// The token endpoint authenticates the client in its own form.
+    TokenEndpoint,
+}
+
+/// What a route accepts as a request body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    None,
+    Json,
+    Form,
+}
+
+/// Every handler, one variant each; dispatch is a `match` in `http::dispatch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RouteId {
+    Health,
+    Token,
+    OpenApi,
+    Docs,
+    ListProducts,
+    CreateProduct,
+    GetProduct,
+    UpdateProduct,
+    DeleteProduct,
+    GetProductBySku,
+    PackingHealth,
+    PackingOpenApi,
+}
+
+pub struct RouteDef {
+    pub service: Service,
+    pub method: Method,
+    /// matchit syntax: `/api/products/{id}`; also the OpenAPI path.
+    pub path: &'static str,
+    pub id: RouteId,
+    pub access: Access,
+    pub body: BodyKind,
+    pub tag: &'static str,
+    pub summary: &'static str,
+}
+
+const fn route(
+    service: Service,
+    method: Method,
+    path: &'static str,
+    id: RouteId,
+    access: Access,
+    body: BodyKind,
+    tag: &'static str,
+    summary: &'static str,
+) -> RouteDef {
+    RouteDef {
+        service,
+        method,
+        path,
+        id,
+        access,
+        body,
+        tag,
+        summary,
+    }
+}
+
+use Access::*;
+use BodyKind as B;
+use Service::*;
+
+pub static ROUTES: &[RouteDef] = &[
+    route(
+        Fulfillment,
+        Method::GET,
+        "/health",
+        RouteId::Health,
+        Public,
+        B::None,
+        "System",
+        "Health of the service and its storage",
+    ),
+    route(
+        Fulfillment,
+        Method::POST,
+        "/oauth/token",
+        RouteId::Token,
+        TokenEndpoint,
+        B::Form,
+        "Authentication",
+        "Issue an access token (OAuth 2.0 client credentials)",
+    ),
+    route(
+        Fulfillment,
+        Method::GET,
+        "/api/openapi.json",
+        RouteId::OpenApi,
+        Public,
+        B::None,
+        "System",
+        "This OpenAPI 3.1 document",
+    ),
+    route(
+        Fulfillment,
+        Method::GET,
+        "/api/docs",
+        RouteId::Docs,
+        Public,
+        B::None,
+        "System",
+        "HTML reference rendered from the OpenAPI document",
+    ),
+    route(
+        Fulfillment,
+        Method::GET,
+        "/api/products",
+        RouteId::ListProducts,
+        Client,
+        B::None,
+        "Products",
+        "List live products, newest first",
+    ),
+    route(
+        Fulfillment,
+        Method::POST,
+        "/api/products",
+        RouteId::CreateProduct,
+        Client,
+        B::Json,
+        "Products",
+        "Create a product",
+    ),
+    route(
+        Fulfillment,
+        Method::GET,
+        "/api/products/{id}",
+        RouteId::GetProduct,
+        Client,
+        B::None,
+        "Products",
+        "Get a product (deleted ones too)",
+    ),
+    route(
+        Fulfillment,
+        Method::PATCH,
+        "/api/products/{id}",
+        RouteId::UpdateProduct,
+        Client,
+        B::Json,
+        "Products",
+        "Update a product",
+    ),
+    route(
+        Fulfillment,
+        Method::DELETE,
+        "/api/products/{id}",
+        RouteId::DeleteProduct,
+        Client,
+        B::None,
+        "Products",
+        "Soft-delete a product",
+    ),
+    route(
+        Fulfillment,
+        Method::GET,
+        "/api/products/sku/{sku}",
+        RouteId::GetProductBySku,
+        Client,
+        B::None,
+        "Products",
+        "Get the live product with this SKU",
+    ),
+    route(
+        Packing,
+        Method::GET,
+        "/api/v1/health",
+        RouteId::PackingHealth,
+        Public,
+        B::None,
+        "System",
+        "Health of the packing service",
+    ),
+    route(
+        Packing,
+        Method::GET,
+        "/api/v1/openapi.json",
+        RouteId::PackingOpenApi,
+        Public,
+        B::None,
+        "System",
+        "The packing service's OpenAPI 3.1 document",
+    ),
+];
+
+/// One path template and the methods it answers.
+pub struct PathEntry {
+    pub methods: Vec<&'static RouteDef>,
+}
+
+/// Matches a request path to its route table entries.
+pub struct Router {
+    inner: matchit::Router<usize>,
+    entries: Vec<PathEntry>,
+}
+
+pub enum Match<'a> {
+    Found(&'static RouteDef, Vec<(String, String)>),
+    /// Known path, wrong method: the allowed methods for the `Allow` header.
+    MethodNotAllowed(Vec<&'a Method>),
+    NotFound,
+}
+
+impl Router {
+    pub fn new(service: Service) -> Router {
+        let mut inner = matchit::Router::new();
+        let mut entries: Vec<PathEntry> = Vec::new();
+        let mut index: Vec<&'static str> = Vec::new();
+        for def in ROUTES.iter().filter(|d| d.service == service) {
+            match index.iter().position(|p| *p == def.path) {
+                Some(i) => entries[i].methods.push(def),
+                None => {
+                    inner
+                        .insert(def.path, entries.len())
+                        .expect("route table paths are valid and distinct");
+                    index.push(def.path);
+                    entries.push(PathEntry { methods: vec![def] });
+                }
+            }
+        }
+        Router { inner, entries }
+    }
+
+    pub fn find(&self, method: &Method, path: &str) -> Match<'_> {
+        let Ok(m) = self.inner.at(path) else {
+            return Match::NotFound;
+        };
+        let entry = &self.entries[*m.value];
+        match entry.methods.iter().find(|d| d.method == method) {
+            Some(def) => Match::Found(
+                def,
+                m.params
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            None => Match::MethodNotAllowed(entry.methods.iter().map(|d| &d.method).collect()),
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! fulfilld: one process serving the fulfillment and packing APIs over one sled store.
+//! [`run`] is the injectable entry point: tests bind port 0 and pass their own shutdown.
+
+pub mod admin;
+pub mod cli;
+pub mod clients;
+pub mod config;
+pub mod domain;
+mod fsutil;
+pub mod housekeeping;
+pub mod http;
+pub mod server;
+pub mod shutdown;
+pub mod tls;
+pub mod tokens;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use anyhow::Context;
+use storage::{Store, StoreConfig};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use crate::clients::Registry;
+use crate::config::Config;
+use crate::http::{routes::Service, App};
+
+/// The two bound listeners, bound by the caller so tests can use port 0.
+pub struct Listeners {
+    pub fulfillment: TcpListener,
+    pub packing: TcpListener,
+}
+
+impl Listeners {
+    pub async fn bind(config: &Config) -> anyhow::Result<Listeners> {
+        let fulfillment = TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("binding the fulfillment listener to {}", config.listen))?;
+        let packing = TcpListener::bind(config.packing_listen)
+            .await
+            .with_context(|| {
+                format!("binding the packing listener to {}", config.packing_listen)
+            })?;
+        Ok(Listeners {
+            fulfillment,
+            packing,
+        })
+    }
+}
+
+/// Installs ring as the process-wide rustls provider; later calls are no-ops.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Creates the data directory (0700) and opens the store in it.
+pub fn open_store(config: &Config) -> anyhow::Result<Store> {
+    create_data_dir(&config.data_dir)?;
+    Store::open(
+        &config.data_dir.join("db"),
+        &StoreConfig {
+            cache_capacity_bytes: config.cache_capacity_bytes,
+        },
+    )
+    .with_context(|| format!("opening the database in {}", config.data_dir.display()))
+}
+
+pub fn create_data_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating data directory {}", dir.display()))
+}
+
+/// Serves both listeners until `shutdown` completes, then stops accepting, lets the
+/// requests in flight finish, flushes the store and returns.
+pub async fn run(
+    config: Arc<Config>,
+    store: Store,
+    listeners: Listeners,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    install_crypto_provider();
+    let registry = Arc::new(Registry::load(&store)?);
+    let app = Arc::new(App::new(Arc::clone(&config), store.clone(), registry)?);
+    if let Some(path) = app.clients.ensure_bootstrap(&config.data_dir)? {
+        tracing::info!(path = %path.display(), "first start: bootstrap credentials written");
+    }
+    let tls = tls::server_config(&config.tls, &config.data_dir)?.map(TlsAcceptor::from);
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let addrs = (
+        listeners.fulfillment.local_addr()?,
+        listeners.packing.local_addr()?,
+    );
+
+    let (trigger, signal) = shutdown::channel();
+    let admin = admin::spawn(Arc::clone(&app), signal.clone())?;
+    let tasks = [
+        tokio::spawn(server::serve(
+            listeners.fulfillment,
+            tls.clone(),
+            Arc::clone(&app),
+            Service::Fulfillment,
+            signal.clone(),
+        )),
+        tokio::spawn(server::serve(
+            listeners.packing,
+            tls,
+            Arc::clone(&app),
+            Service::Packing,
+            signal.clone(),
+        )),
+        tokio::spawn(housekeeping::run(Arc::clone(&app), signal.clone())),
+        admin,
+    ];
+    println!(
+        "fulfilld ready: fulfillment={scheme}://{} packing={scheme}://{}",
+        addrs.0, addrs.1
+    );
+    tracing::info!(fulfillment = %addrs.0, packing = %addrs.1, "listening");
+    shutdown::notify_ready();
+
+    shutdown.await;
+    shutdown::notify_stopping();
+    trigger.fire();
+    for t in tasks {
+        let _ = t.await;
+    }
+    store.flush().context("final flush")?;
+    tracing::info!("stopped cleanly");
+    Ok(())
+}

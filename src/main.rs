@@ -1,0 +1,49 @@
+//! The `fulfilld` binary: parse the command line, set up logging, and hand over to the
+//! library (`fulfilld::run` for `serve`, the admin path for everything else).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use fulfilld::cli::{self, Cli, Command};
+
+fn main() -> ExitCode {
+    let args: Cli = argh::from_env();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let result = match args.command {
+        Command::Serve(serve) => serve_command(serve),
+        other => admin_command(other),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fulfilld: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve_command(args: cli::ServeArgs) -> anyhow::Result<()> {
+    let config = Arc::new(args.into_config()?);
+    fulfilld::install_crypto_provider();
+    let store = fulfilld::open_store(&config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listeners = fulfilld::Listeners::bind(&config).await?;
+        fulfilld::run(config, store, listeners, fulfilld::shutdown::os_signals()).await
+    })
+}
+
+fn admin_command(command: Command) -> anyhow::Result<()> {
+    let (dir, req) = cli::admin_request(command).expect("serve is handled above");
+    let out = cli::run_admin(&dir, &req)?;
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}

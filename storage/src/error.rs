@@ -1,0 +1,51 @@
+//! The storage crate's error type. Callers see what went wrong (corrupt record, IO
+//! failure, schema mismatch) but never a sled type.
+
+use std::fmt;
+
+/// Why a storage operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The underlying database reported an IO or corruption problem.
+    #[error("storage engine failure: {0}")]
+    Engine(String),
+    /// A stored value could not be decoded into its record type.
+    #[error("corrupt record in table {table}: {detail}")]
+    Corrupt { table: &'static str, detail: String },
+    /// The database was written by a newer fulfilld than this one.
+    #[error("database schema version {found} is newer than this binary supports ({supported})")]
+    SchemaTooNew { found: u32, supported: u32 },
+    /// A durable-commit wait failed because the flusher hit an error or stopped.
+    #[error("durability not confirmed: {0}")]
+    Flush(String),
+}
+
+/// Result alias used across the crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl From<sled::Error> for Error {
+    fn from(e: sled::Error) -> Self {
+        Error::Engine(e.to_string())
+    }
+}
+
+/// The outcome of a failed [`crate::Store::transact`]: either the caller's own abort
+/// value, or a storage failure.
+#[derive(Debug)]
+pub enum TxError<E> {
+    /// The closure aborted with this value; nothing was written.
+    Aborted(E),
+    /// Storage failed; nothing was written.
+    Storage(Error),
+}
+
+impl<E: fmt::Display> fmt::Display for TxError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TxError::Aborted(e) => write!(f, "transaction aborted: {e}"),
+            TxError::Storage(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for TxError<E> {}

@@ -1,0 +1,182 @@
+//! fulfilld's persistence. The only crate that imports sled: typed tables with bincode
+//! values and big-endian keys, atomic multi-table transactions that carry their outbox
+//! events, and group commit so a write is acknowledged only once it is on disk.
+
+mod codec;
+mod error;
+mod group_commit;
+pub mod keys;
+pub mod records;
+mod schema;
+pub mod tables;
+mod txn;
+
+use std::fs::File;
+use std::ops::RangeBounds;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{Error, Result, TxError};
+pub use keys::Key;
+pub use records::*;
+pub use schema::CURRENT as SCHEMA_VERSION;
+pub use tables::{Table, TABLE_NAMES};
+pub use txn::{abort, Abort, Tx, TxFail};
+
+use group_commit::GroupCommit;
+
+/// Tuning knobs, set once from the server's config.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// Page cache size; bounds resident memory for large data sets.
+    pub cache_capacity_bytes: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            cache_capacity_bytes: 128 * 1024 * 1024,
+        }
+    }
+}
+
+/// A handle on the database; cheap to clone, shared by every request.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: sled::Db,
+    /// sled's log file, opened again to `fdatasync` it (see [`group_commit::sync`]).
+    log: Arc<File>,
+    trees: Vec<sled::Tree>,
+    commits: GroupCommit,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.commits.stop();
+        let _ = self.db.flush();
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the database in `dir` and brings its schema up to date.
+    /// Fails if another process holds it.
+    pub fn open(dir: &Path, config: &StoreConfig) -> Result<Store> {
+        let db = sled::Config::new()
+            .path(dir)
+            .cache_capacity(config.cache_capacity_bytes)
+            .mode(sled::Mode::HighThroughput)
+            .open()?;
+        let trees = TABLE_NAMES
+            .iter()
+            .map(|name| db.open_tree(name))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        schema::upgrade(&db, &trees[tables::Meta::INDEX])?;
+        let io = |e: std::io::Error| Error::Engine(e.to_string());
+        let log = Arc::new(File::open(dir.join("db")).map_err(io)?);
+        // Persist the directory entries of files sled created on a first open.
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        let commits = GroupCommit::start(db.clone(), Arc::clone(&log));
+        Ok(Store {
+            inner: Arc::new(Inner {
+                db,
+                log,
+                trees,
+                commits,
+            }),
+        })
+    }
+
+    fn tree<T: Table>(&self) -> &sled::Tree {
+        &self.inner.trees[T::INDEX]
+    }
+
+    /// Runs `f` atomically over all tables (re-running it on conflict). The result is
+    /// visible at once but durable only after [`Store::durable`].
+    pub fn transact<R, E>(
+        &self,
+        f: impl Fn(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
+    ) -> std::result::Result<R, TxError<E>> {
+        txn::run(&self.inner.trees, f)
+    }
+
+    /// Waits until everything committed before this call is flushed to disk. Concurrent
+    /// callers share one flush.
+    pub async fn durable(&self) -> Result<()> {
+        self.inner.commits.wait_durable().await
+    }
+
+    /// [`Store::durable`] for threads outside an async runtime.
+    pub fn durable_blocking(&self) -> Result<()> {
+        self.inner.commits.wait_durable_blocking()
+    }
+
+    pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>> {
+        match self.tree::<T>().get(key.encode())? {
+            Some(bytes) => codec::decode(T::NAME, &bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Records of `T` whose key starts with `prefix`, in key order.
+    pub fn scan_prefix<T: Table>(
+        &self,
+        prefix: &[u8],
+    ) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
+        self.tree::<T>().scan_prefix(prefix).map(decode_entry::<T>)
+    }
+
+    /// Records of `T` whose encoded key lies in `range`, in key order.
+    pub fn range<T: Table, R: RangeBounds<Vec<u8>>>(
+        &self,
+        range: R,
+    ) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
+        self.tree::<T>().range(range).map(decode_entry::<T>)
+    }
+
+    /// Every record of `T`, in key order.
+    pub fn iter<T: Table>(&self) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
+        self.tree::<T>().iter().map(decode_entry::<T>)
+    }
+
+    /// Removes a record outside a transaction (housekeeping such as expiry pruning).
+    pub fn remove<T: Table>(&self, key: &T::Key) -> Result<()> {
+        self.tree::<T>().remove(key.encode())?;
+        Ok(())
+    }
+
+    /// Cheap liveness check for `/health`: the flusher has not failed and a read works.
+    pub fn check(&self) -> Result<()> {
+        if let Some(msg) = self.inner.commits.failure() {
+            return Err(Error::Flush(msg));
+        }
+        self.tree::<tables::Meta>().get(b"schema_version")?;
+        Ok(())
+    }
+
+    /// Marks the store failed, as a failed fsync would: every later durable write and
+    /// health check reports the failure. Used by operators' drills and tests.
+    pub fn mark_failed(&self, reason: &str) {
+        self.inner.commits.fail(reason.to_string());
+    }
+
+    /// Synchronously flushes everything written so far.
+    pub fn flush(&self) -> Result<()> {
+        group_commit::sync(&self.inner.db, &self.inner.log)
+    }
+
+    /// Bytes the database occupies on disk.
+    pub fn size_on_disk(&self) -> Result<u64> {
+        Ok(self.inner.db.size_on_disk()?)
+    }
+}
+
+fn decode_entry<T: Table>(
+    entry: std::result::Result<(sled::IVec, sled::IVec), sled::Error>,
+) -> Result<(T::Key, T::Value)> {
+    let (k, v) = entry?;
+    Ok((T::Key::decode(&k)?, codec::decode(T::NAME, &v)?))
+}

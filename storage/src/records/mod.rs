@@ -1,0 +1,12 @@
+//! Plain record types as stored. They carry no behaviour and no JSON shapes; the server
+//! maps them to and from its domain and API types.
+
+mod clients;
+mod idempotency;
+mod outbox;
+mod products;
+
+pub use clients::{ClientRecord, InboundSecretRecord, Tier};
+pub use idempotency::IdempotencyRecord;
+pub use outbox::{NewEvent, OutboxEvent};
+pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};

@@ -1,0 +1,274 @@
+//! Process lifecycle: graceful shutdown finishing in-flight writes, kill -9 losing no
+//! acknowledged write, the admin CLI against stopped and running servers, SIGTERM.
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::stream;
+use reqwest::Method;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::support::{admin, body, ChildServer, Server};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_finishes_in_flight_requests_and_flushes() {
+    let mut s = Server::start().await;
+    // Two uploads with one idempotency key: the 409 of one proves the other is in
+    // flight on the server before shutdown starts.
+    let held = || {
+        let (tx, rx) = mpsc::channel::<Result<Vec<u8>, std::io::Error>>(2);
+        tx.try_send(Ok(b"{\"sku\":\"LATE\",".to_vec())).unwrap();
+        let body = reqwest::Body::wrap_stream(stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|c| (c, rx))
+        }));
+        let req = s
+            .req(Method::POST, "/api/products")
+            .header("Idempotency-Key", "graceful")
+            .header("content-type", "application/json")
+            .body(body)
+            .send();
+        (tx, tokio::spawn(req))
+    };
+    let (tx_a, a) = held();
+    let (tx_b, b) = held();
+    let (loser, tx, winner) = match futures_util::future::select(a, b).await {
+        futures_util::future::Either::Left((r, b)) => (r, tx_b, b),
+        futures_util::future::Either::Right((r, a)) => (r, tx_a, a),
+    };
+    assert_eq!(loser.unwrap().unwrap().status(), 409);
+
+    s.signal_stop();
+    // New connections are refused once shutdown began (the request still in flight
+    // keeps its own connection).
+    let fresh = crate::support::https_client(&fulfilld::tls::self_signed_paths(s.dir.path()).0);
+    let mut refused = false;
+    for _ in 0..200 {
+        if fresh.get(s.url("/health")).send().await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(refused, "listener closed after shutdown");
+
+    tx.send(Ok(b"\"name\":\"Late\",\"price\":2}".to_vec()))
+        .await
+        .unwrap();
+    drop(tx);
+    let resp = winner.await.unwrap().unwrap();
+    assert_eq!(resp.status(), 201, "the in-flight request completed");
+    s.join().await.expect("run returned cleanly");
+    let dir = s.dir;
+    drop(s.store);
+
+    let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
+    let by_sku = store
+        .get::<storage::tables::ProductsBySku>(&"LATE".to_string())
+        .unwrap();
+    assert!(by_sku.is_some(), "acknowledged write present after restart");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_while_clients_write_loses_no_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ChildServer::spawn(dir.path(), &[]);
+    let cert_before = std::fs::read(fulfilld::tls::self_signed_paths(dir.path()).0).unwrap();
+    let creds = server.bootstrap();
+    let http = server.client();
+    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (enough_tx, mut enough_rx) = mpsc::channel::<()>(1);
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        let (http, url, key, acked, enough) = (
+            http.clone(),
+            server.url("/api/products"),
+            creds.api_key.clone(),
+            acked.clone(),
+            enough_tx.clone(),
+        );
+        writers.push(tokio::spawn(async move {
+            for i in 0.. {
+                let sku = format!("W{w}-{i}");
+                let sent = http
+                    .post(&url)
+                    .header("X-API-Key", &key)
+                    .json(&json!({"sku": sku, "name": "crash", "price": 1}))
+                    .send()
+                    .await;
+                match sent {
+                    Ok(r) if r.status() == 201 => {
+                        let mut a = acked.lock().unwrap();
+                        a.push(sku);
+                        if a.len() == 300 {
+                            let _ = enough.try_send(());
+                        }
+                    }
+                    Ok(r) => panic!("unexpected status {}", r.status()),
+                    Err(_) => return, // the server is gone
+                }
+            }
+        }));
+    }
+    drop(enough_tx);
+    enough_rx
+        .recv()
+        .await
+        .expect("writers acknowledged 300 writes");
+    server.kill9();
+    for w in writers {
+        w.await.unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 300);
+
+    let server = ChildServer::spawn(dir.path(), &[]);
+    assert_eq!(
+        std::fs::read(fulfilld::tls::self_signed_paths(dir.path()).0).unwrap(),
+        cert_before,
+        "certificate reused"
+    );
+    let http = server.client();
+    let (_, list) = body(
+        http.get(server.url("/api/products?limit=1"))
+            .header("X-API-Key", &creds.api_key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(list["pagination"]["total"].as_u64().unwrap() >= acked.len() as u64);
+    for sku in &acked {
+        let resp = http
+            .get(server.url(&format!("/api/products/sku/{sku}")))
+            .header("X-API-Key", &creds.api_key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200, "acknowledged {sku} lost");
+    }
+    let status = server.terminate();
+    assert!(status.success(), "SIGTERM exits 0: {status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_cli_works_on_a_stopped_data_dir_and_through_a_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    // Stopped: the CLI opens the database itself.
+    let (ok, offline) = admin(&[
+        "clients",
+        "create",
+        "--name",
+        "ops",
+        "--tier",
+        "pro",
+        "--data-dir",
+        d,
+    ]);
+    assert!(ok, "{offline}");
+    assert_eq!(offline["tier"], "pro");
+    for k in ["client_id", "client_secret", "api_key"] {
+        assert!(
+            offline[k].as_str().is_some_and(|v| v.len() > 8),
+            "{k} in {offline}"
+        );
+    }
+    let (ok, _) = admin(&[
+        "clients",
+        "create",
+        "--name",
+        "x",
+        "--tier",
+        "gold",
+        "--data-dir",
+        d,
+    ]);
+    assert!(!ok, "unknown tier refused");
+
+    let server = ChildServer::spawn(dir.path(), &[]);
+    let http = server.client();
+    let products = server.url("/api/products");
+    let resp = http
+        .get(&products)
+        .header("X-API-Key", offline["api_key"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-ratelimit-limit"], "200", "pro tier");
+
+    // Running: the CLI goes through the admin socket and the server sees it at once.
+    let (ok, live) = admin(&["clients", "create", "--name", "live", "--data-dir", d]);
+    assert!(ok, "{live}");
+    assert_eq!(live["tier"], "starter");
+    let key = live["api_key"].as_str().unwrap();
+    assert_eq!(
+        http.get(&products)
+            .header("X-API-Key", key)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let (ok, list) = admin(&["clients", "list", "--data-dir", d]);
+    assert!(ok);
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for n in ["bootstrap", "ops", "live"] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    let (ok, _) = admin(&[
+        "clients",
+        "delete",
+        live["client_id"].as_str().unwrap(),
+        "--data-dir",
+        d,
+    ]);
+    assert!(ok);
+    assert_eq!(
+        http.get(&products)
+            .header("X-API-Key", key)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
+    let (ok, _) = admin(&[
+        "inbound",
+        "set-secret",
+        "--source",
+        "carrier:ups",
+        "--secret",
+        "0123456789abcdef",
+        "--data-dir",
+        d,
+    ]);
+    assert!(ok);
+    let (ok, _) = admin(&[
+        "inbound",
+        "set-secret",
+        "--source",
+        "mailroom",
+        "--secret",
+        "0123456789abcdef",
+        "--data-dir",
+        d,
+    ]);
+    assert!(!ok, "unknown source refused");
+
+    assert!(server.terminate().success());
+    let (ok, list) = admin(&["clients", "list", "--data-dir", d]);
+    assert!(ok, "works again once the server stopped");
+    assert_eq!(
+        list.as_array().unwrap().len(),
+        2,
+        "bootstrap and ops remain"
+    );
+}

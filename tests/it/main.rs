@@ -1,0 +1,9 @@
+//! The integration test binary: every test starts a real fulfilld over real TLS (in
+//! process on port 0, or as a child process) and talks to it with a real HTTP client.
+
+mod auth;
+mod http_rules;
+mod lifecycle;
+mod products;
+mod support;
+mod system;
