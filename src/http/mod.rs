@@ -2,18 +2,21 @@
 //! `handle` applies every cross-cutting rule once, in order (credentials, rate limit,
 //! routing, access, body, idempotency, timeout, durability), then dispatches.
 
+pub mod address;
 pub mod auth;
 pub mod body;
 pub mod docs;
 pub mod error;
 pub mod health;
 pub mod idempotency;
+pub mod inventory;
 pub mod limits;
 pub mod openapi;
 pub mod products;
 pub mod query;
 pub mod response;
 pub mod routes;
+pub mod warehouses;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -45,6 +48,8 @@ pub struct App {
     pub idempotency: Idempotency,
     pub started: Instant,
     pub docs: openapi::Documents,
+    /// Renders event payloads in the API's shapes for domain code.
+    pub shapes: ApiShapes,
     fulfillment: Router,
     packing: Router,
 }
@@ -60,11 +65,21 @@ impl App {
             idempotency: Idempotency::default(),
             started: Instant::now(),
             docs: openapi::Documents::build(),
+            shapes: ApiShapes,
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
             config,
             store,
         })
+    }
+}
+
+/// The API's JSON shapes, lent to domain code that writes events.
+pub struct ApiShapes;
+
+impl crate::domain::events::Shapes for ApiShapes {
+    fn inventory(&self, record: &storage::InventoryRecord) -> String {
+        inventory::to_json(record).to_string()
     }
 }
 
@@ -300,6 +315,15 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::UpdateProduct => products::update(ctx),
         RouteId::DeleteProduct => products::delete(ctx),
         RouteId::GetProductBySku => products::get_by_sku(ctx),
+        RouteId::ListWarehouses => warehouses::list(ctx),
+        RouteId::CreateWarehouse => warehouses::create(ctx),
+        RouteId::GetWarehouse => warehouses::get(ctx),
+        RouteId::UpdateWarehouse => warehouses::update(ctx),
+        RouteId::ListInventory => inventory::list(ctx),
+        RouteId::CreateInventory => inventory::create(ctx),
+        RouteId::GetInventory => inventory::get(ctx),
+        RouteId::AdjustInventory => inventory::adjust(ctx),
+        RouteId::ListInventoryAdjustments => inventory::history(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

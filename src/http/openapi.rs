@@ -235,7 +235,25 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             None,
             vec![ok(200, "The live product with this SKU", product())],
         ),
+        ListWarehouses => (page_params(), None, vec![ok(200, "A page of warehouses", schema_ref("WarehouseList"))]),
+        CreateWarehouse => (vec![], Some(body_of("WarehouseCreate")), vec![ok(201, "The created warehouse", schema_ref("Warehouse"))]),
+        GetWarehouse => (vec![], None, vec![ok(200, "The warehouse", schema_ref("Warehouse"))]),
+        UpdateWarehouse => (vec![], Some(body_of("WarehouseUpdate")), vec![ok(200, "The updated warehouse", schema_ref("Warehouse"))]),
+        ListInventory => {
+            let mut params = page_params();
+            params.push(query_param("sku", "Only records of this SKU.", json!({"type": "string"})));
+            params.push(query_param("warehouseId", "Only records of this warehouse.", json!({"type": "string"})));
+            (params, None, vec![ok(200, "A page of inventory records", schema_ref("InventoryList"))])
+        }
+        CreateInventory => (vec![], Some(body_of("InventoryCreate")), vec![ok(201, "The created record (emits inventory.adjusted)", schema_ref("Inventory"))]),
+        GetInventory => (vec![], None, vec![ok(200, "The inventory record", schema_ref("Inventory"))]),
+        AdjustInventory => (vec![], Some(body_of("InventoryAdjust")), vec![ok(200, "The adjusted record (emits inventory.adjusted, and inventory.low_stock on crossing the threshold)", schema_ref("Inventory"))]),
+        ListInventoryAdjustments => (page_params(), None, vec![ok(200, "A page of the audit trail", schema_ref("InventoryAdjustmentList"))]),
     }
+}
+
+fn body_of(schema: &str) -> Value {
+    json!({ "required": true, "content": json_content(schema_ref(schema)) })
 }
 
 fn operation(def: &RouteDef) -> Value {
@@ -346,7 +364,12 @@ fn components() -> Value {
         "type": "object", "required": ["error"],
         "properties": { "error": {"enum": ["invalid_request", "invalid_client", "unsupported_grant_type"]}, "error_description": {"type": "string"} }
     }));
-    for (name, schema) in super::products::schemas() {
+    let resources = [
+        super::products::schemas(),
+        super::warehouses::schemas(),
+        super::inventory::schemas(),
+    ];
+    for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);
     }
     let header = |d: &str| json!({ "description": d, "schema": { "type": "integer" } });

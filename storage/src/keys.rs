@@ -97,6 +97,41 @@ impl Key for (String, u64) {
     }
 }
 
+/// A string group followed by a UUID (v7 ids sort by time): one group's members,
+/// oldest first, e.g. the inventory records of one SKU.
+impl Key for (String, u128) {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = prefix(&self.0);
+        v.extend_from_slice(&self.1.to_be_bytes());
+        v
+    }
+    fn decode(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() < 17 || bytes[bytes.len() - 17] != 0 {
+            return Err(corrupt("group key layout"));
+        }
+        let split = bytes.len() - 17;
+        Ok((
+            String::decode(&bytes[..split])?,
+            u128::decode(&bytes[split + 1..])?,
+        ))
+    }
+}
+
+/// A record id followed by a sequence number: one record's history in order.
+impl Key for (u128, u64) {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = self.0.to_be_bytes().to_vec();
+        v.extend_from_slice(&self.1.to_be_bytes());
+        v
+    }
+    fn decode(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != 24 {
+            return Err(corrupt("history key length"));
+        }
+        Ok((u128::decode(&bytes[..16])?, u64::decode(&bytes[16..])?))
+    }
+}
+
 /// The scan prefix that selects every `(group, _)` key of one group.
 pub fn prefix(group: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(group.len() + 9);

@@ -142,6 +142,23 @@ impl Store {
         self.tree::<T>().iter().map(decode_entry::<T>)
     }
 
+    /// Keys of `T` in key order, without decoding values: lists skip `offset` entries
+    /// and count matches this way.
+    pub fn keys<T: Table>(&self) -> impl DoubleEndedIterator<Item = Result<T::Key>> {
+        self.tree::<T>().iter().keys().map(decode_key::<T>)
+    }
+
+    /// Keys of `T` that start with `prefix`, without decoding values.
+    pub fn keys_with_prefix<T: Table>(
+        &self,
+        prefix: &[u8],
+    ) -> impl DoubleEndedIterator<Item = Result<T::Key>> {
+        self.tree::<T>()
+            .scan_prefix(prefix)
+            .keys()
+            .map(decode_key::<T>)
+    }
+
     /// Removes a record outside a transaction (housekeeping such as expiry pruning).
     pub fn remove<T: Table>(&self, key: &T::Key) -> Result<()> {
         self.tree::<T>().remove(key.encode())?;
@@ -172,6 +189,10 @@ impl Store {
     pub fn size_on_disk(&self) -> Result<u64> {
         Ok(self.inner.db.size_on_disk()?)
     }
+}
+
+fn decode_key<T: Table>(key: std::result::Result<sled::IVec, sled::Error>) -> Result<T::Key> {
+    T::Key::decode(&key?)
 }
 
 fn decode_entry<T: Table>(

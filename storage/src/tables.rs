@@ -5,7 +5,8 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::keys::Key;
 use crate::records::{
-    ClientRecord, IdempotencyRecord, InboundSecretRecord, OutboxEvent, ProductRecord,
+    AuditRecord, ClientRecord, IdempotencyRecord, InboundSecretRecord, InventoryRecord,
+    OutboxEvent, ProductRecord, WarehouseRecord,
 };
 
 /// A typed view of one sled tree.
@@ -60,4 +61,18 @@ tables! {
     ProductsLive = "products_live": u128 => ();
     /// SKU of a live product -> its id. Uniqueness among live products lives here.
     ProductsBySku = "products_by_sku": String => u128;
+    /// Warehouses by their short code.
+    Warehouses = "warehouses": String => WarehouseRecord;
+    /// Creation key -> warehouse id, for newest-first lists.
+    WarehousesByCreation = "warehouses_by_creation": u128 => String;
+    /// Inventory records by id.
+    Inventory = "inventory": u128 => InventoryRecord;
+    /// (sku, warehouse id) -> inventory id: one record per pair.
+    InventoryByPair = "inventory_by_pair": (String, String) => u128;
+    /// (sku, inventory id) index for the `sku` filter.
+    InventoryBySku = "inventory_by_sku": (String, u128) => ();
+    /// (warehouse id, inventory id) index for the `warehouseId` filter.
+    InventoryByWarehouse = "inventory_by_warehouse": (String, u128) => ();
+    /// (inventory id, seq) -> one stock change, oldest first.
+    InventoryAudit = "inventory_audit": (u128, u64) => AuditRecord;
 }

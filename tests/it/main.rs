@@ -3,7 +3,9 @@
 
 mod auth;
 mod http_rules;
+mod inventory;
 mod lifecycle;
 mod products;
 mod support;
 mod system;
+mod warehouses;

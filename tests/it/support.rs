@@ -305,6 +305,17 @@ impl ChildServer {
     }
 }
 
+/// A failing test must not leave its server running (it would hold the test's output
+/// pipe and the data dir): kill whatever is still alive.
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Runs an admin subcommand of the real binary and parses its JSON output.
 pub fn admin(args: &[&str]) -> (bool, Value) {
     let out = Command::new(bin())

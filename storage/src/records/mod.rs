@@ -3,10 +3,14 @@
 
 mod clients;
 mod idempotency;
+mod inventory;
 mod outbox;
 mod products;
+mod warehouses;
 
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
+pub use inventory::{AuditRecord, InventoryRecord, StockChange};
 pub use outbox::{NewEvent, OutboxEvent};
 pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};
+pub use warehouses::{AddressRecord, BoxRecord, WarehouseRecord};

@@ -1,0 +1,46 @@
+//! Outbox events: the kinds the appliance emits, their envelope fields, and the `Shapes`
+//! trait through which domain code renders a payload in the API's JSON shape without
+//! knowing it (the HTTP layer implements it).
+
+use storage::{InventoryRecord, NewEvent};
+
+use super::time_fmt::rfc3339;
+
+pub const ORDER_CREATED: &str = "order.created";
+pub const ORDER_UPDATED: &str = "order.updated";
+pub const ORDER_CANCELLED: &str = "order.cancelled";
+pub const ORDER_SHIPPED: &str = "order.shipped";
+pub const PACKAGE_CREATED: &str = "package.created";
+pub const PACKAGE_SHIPPED: &str = "package.shipped";
+pub const PACKAGE_DELIVERED: &str = "package.delivered";
+pub const INVENTORY_ADJUSTED: &str = "inventory.adjusted";
+pub const INVENTORY_LOW_STOCK: &str = "inventory.low_stock";
+
+/// Every event kind, as subscriptions name them.
+pub const KINDS: [&str; 9] = [
+    ORDER_CREATED,
+    ORDER_UPDATED,
+    ORDER_CANCELLED,
+    ORDER_SHIPPED,
+    PACKAGE_CREATED,
+    PACKAGE_SHIPPED,
+    PACKAGE_DELIVERED,
+    INVENTORY_ADJUSTED,
+    INVENTORY_LOW_STOCK,
+];
+
+/// Renders resources as the API returns them, for event `data`.
+pub trait Shapes: Send + Sync {
+    fn inventory(&self, record: &InventoryRecord) -> String;
+}
+
+/// A new event with a fresh `evt_` id. Called inside transaction closures: a re-run
+/// simply draws a new id.
+pub fn new_event(kind: &str, data_json: String, now_ms: i64) -> NewEvent {
+    NewEvent {
+        id: format!("evt_{}", uuid::Uuid::now_v7().simple()),
+        kind: kind.to_string(),
+        timestamp: rfc3339(now_ms),
+        data_json,
+    }
+}
