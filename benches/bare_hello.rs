@@ -6,12 +6,15 @@
 //! TCP_NODELAY) and answers every request with a tiny JSON body, doing no application
 //! work: the gap between it and fulfilld is what fulfilld itself costs.
 //!
-//! Usage: `cargo run --release --example bare_hello -- 127.0.0.1:9443`
+//! Usage: `cargo run --release --example bare_hello -- 127.0.0.1:9443 [BODY_BYTES]`
 //! (self-signed certificate generated at start; prints `bare_hello ready: https://ADDR`).
+//! With BODY_BYTES the JSON body is padded to that size, so the cost of a payload as
+//! large as a real response (TLS encryption, copies, kernel) can be told apart from the
+//! cost of producing it.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -26,6 +29,19 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 const BODY: &[u8] = br#"{"status":"ok"}"#;
+static PADDED: OnceLock<Bytes> = OnceLock::new();
+
+/// `{"status":"ok","pad":"xxx..."}` of exactly `len` bytes (or the bare body if shorter).
+fn padded_body(len: usize) -> Bytes {
+    let frame = r#"{"status":"ok","pad":""}"#.len();
+    if len <= frame {
+        return Bytes::from_static(BODY);
+    }
+    Bytes::from(format!(
+        r#"{{"status":"ok","pad":"{}"}}"#,
+        "x".repeat(len - frame)
+    ))
+}
 
 fn tls_config() -> Arc<ServerConfig> {
     let certified =
@@ -43,18 +59,27 @@ fn tls_config() -> Arc<ServerConfig> {
 }
 
 async fn hello(_req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
-    let mut resp = Response::new(Full::new(Bytes::from_static(BODY)));
+    let body = PADDED
+        .get()
+        .cloned()
+        .unwrap_or_else(|| Bytes::from_static(BODY));
+    let mut resp = Response::new(Full::new(body));
     resp.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(resp)
 }
 
 fn main() {
-    let addr: SocketAddr = std::env::args()
-        .nth(1)
+    let usage = "usage: bare_hello ADDR [BODY_BYTES] (e.g. 127.0.0.1:9443 4096)";
+    let mut args = std::env::args().skip(1);
+    let addr: SocketAddr = args
+        .next()
         .unwrap_or_else(|| "127.0.0.1:9443".into())
         .parse()
-        .expect("usage: bare_hello ADDR (e.g. 127.0.0.1:9443)");
+        .expect(usage);
+    if let Some(len) = args.next() {
+        let _ = PADDED.set(padded_body(len.parse().expect(usage)));
+    }
     let _ = rustls::crypto::ring::default_provider().install_default();
     let acceptor = TlsAcceptor::from(tls_config());
     let runtime = tokio::runtime::Builder::new_multi_thread()

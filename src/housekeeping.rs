@@ -1,4 +1,5 @@
-//! Periodic upkeep that no request waits for: pruning idempotency records past their TTL.
+//! Periodic upkeep that no request waits for: pruning idempotency records past their TTL
+//! (hourly) and refreshing the database size that `/health` reports (every minute).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,11 +8,17 @@ use crate::http::{idempotency, App};
 use crate::shutdown::Shutdown;
 
 pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
-    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    let mut tick = tokio::time::interval(Duration::from_secs(60));
+    let mut minutes = 0u64;
     loop {
         tokio::select! {
             _ = shutdown.wait() => return,
             _ = tick.tick() => {}
+        }
+        app.refresh_disk_bytes();
+        minutes += 1;
+        if minutes % 60 != 1 {
+            continue;
         }
         let ttl = app.config.idempotency_ttl.as_secs() as i64;
         let now = time::OffsetDateTime::now_utc().unix_timestamp();

@@ -36,8 +36,9 @@ fn serve_command(args: cli::ServeArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        let signals = fulfilld::shutdown::os_signals()?;
         let listeners = fulfilld::Listeners::bind(&config).await?;
-        fulfilld::run(config, store, listeners, fulfilld::shutdown::os_signals()).await
+        fulfilld::run(config, store, listeners, signals).await
     })
 }
 

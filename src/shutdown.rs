@@ -1,8 +1,6 @@
 //! The one shutdown signal: SIGTERM/SIGINT (or a test's future) flips it, every accept
 //! loop and background task watches it. Also the systemd readiness notification.
 
-use std::future::Future;
-
 use tokio::sync::watch;
 
 /// A cloneable view of the shutdown signal.
@@ -38,17 +36,18 @@ impl Shutdown {
     }
 }
 
-/// Completes on the first SIGTERM or SIGINT.
-pub fn os_signals() -> impl Future<Output = ()> {
-    async {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).expect("installing SIGTERM handler");
-        let mut int = signal(SignalKind::interrupt()).expect("installing SIGINT handler");
+/// Installs the SIGTERM/SIGINT handlers now (so a signal right after start-up is never
+/// lost to the default action) and returns a future completing on the first one.
+pub fn os_signals() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
         tokio::select! {
             _ = term.recv() => tracing::info!("SIGTERM received, shutting down"),
             _ = int.recv() => tracing::info!("SIGINT received, shutting down"),
         }
-    }
+    })
 }
 
 /// Tells systemd (Type=notify) that both listeners are bound. A no-op outside systemd.

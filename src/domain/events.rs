@@ -2,7 +2,7 @@
 //! trait through which domain code renders a payload in the API's JSON shape without
 //! knowing it (the HTTP layer implements it).
 
-use storage::{InventoryRecord, NewEvent};
+use storage::{InventoryRecord, NewEvent, OrderRecord};
 
 use super::time_fmt::rfc3339;
 
@@ -32,6 +32,7 @@ pub const KINDS: [&str; 9] = [
 /// Renders resources as the API returns them, for event `data`.
 pub trait Shapes: Send + Sync {
     fn inventory(&self, record: &InventoryRecord) -> String;
+    fn order(&self, record: &OrderRecord) -> String;
 }
 
 /// A new event with a fresh `evt_` id. Called inside transaction closures: a re-run

@@ -1,9 +1,12 @@
 //! Business rules that are not HTTP: typed values, validation of domain invariants and
 //! the storage transactions that apply changes. Knows no JSON shapes or status codes.
 
+pub mod allocation;
 pub mod events;
 pub mod inventory;
 pub mod money;
+pub mod order_search;
+pub mod orders;
 pub mod products;
 pub mod time_fmt;
 pub mod warehouses;

@@ -42,25 +42,29 @@ pub fn presented(headers: &HeaderMap) -> Presented<'_> {
     }
 }
 
-/// Resolves a credential to a live client. `Err(())` when one was presented but is not
-/// valid (bad signature, expired, deleted client, unknown key, wrong kind for the route).
+/// A credential was presented but is not valid (bad signature, expired, deleted client,
+/// unknown key, or the wrong kind for this listener).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidCredential;
+
+/// Resolves a credential to a live client; `Ok(None)` when none was presented.
 pub fn resolve(
     app: &App,
     cred: &Presented<'_>,
     allow_bearer: bool,
     now: i64,
-) -> Result<Option<Arc<ClientEntry>>, ()> {
+) -> Result<Option<Arc<ClientEntry>>, InvalidCredential> {
     let registry = app.clients.registry();
     match cred {
         Presented::None => Ok(None),
-        Presented::ApiKey(key) => registry.by_api_key(key).map(Some).ok_or(()),
+        Presented::ApiKey(key) => registry.by_api_key(key).map(Some).ok_or(InvalidCredential),
         Presented::Bearer(token) if allow_bearer => app
             .tokens
             .verify(token, now)
             .and_then(|id| registry.get(&id))
             .map(Some)
-            .ok_or(()),
-        Presented::Bearer(_) | Presented::Unusable => Err(()),
+            .ok_or(InvalidCredential),
+        Presented::Bearer(_) | Presented::Unusable => Err(InvalidCredential),
     }
 }
 

@@ -18,7 +18,7 @@ pub fn fulfillment(app: &App) -> Resp {
                 "status": "ok",
                 "version": VERSION,
                 "uptimeSeconds": uptime,
-                "storage": { "status": "ok", "sizeOnDiskBytes": app.store.size_on_disk().ok() },
+                "storage": { "status": "ok", "sizeOnDiskBytes": app.disk_bytes() },
             }),
         ),
         Err(e) => {

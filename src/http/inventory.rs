@@ -83,10 +83,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     };
     let (rows, total) = inventory::list(&ctx.app.store, &filter, page.limit, page.offset)?;
     let items: Vec<Value> = rows.iter().map(to_json).collect();
-    Ok(json(
-        StatusCode::OK,
-        &json!({ "inventory": items, "pagination": page.json(total) }),
-    ))
+    Ok(json(StatusCode::OK, &page.list("inventory", items, total)))
 }
 
 #[derive(Deserialize)]
@@ -185,7 +182,7 @@ pub fn history(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let items: Vec<Value> = rows.iter().map(audit_json).collect();
     Ok(json(
         StatusCode::OK,
-        &json!({ "adjustments": items, "pagination": page.json(total) }),
+        &page.list("adjustments", items, total),
     ))
 }
 

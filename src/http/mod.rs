@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod inventory;
 pub mod limits;
 pub mod openapi;
+pub mod orders;
 pub mod products;
 pub mod query;
 pub mod response;
@@ -31,6 +32,7 @@ use storage::{Store, Tier};
 
 use crate::clients::{ClientEntry, ClientService, Registry};
 use crate::config::Config;
+use crate::domain::order_search::OrderSearch;
 use crate::tokens::TokenSigner;
 use error::ApiError;
 use idempotency::{Guard, Idempotency};
@@ -50,6 +52,11 @@ pub struct App {
     pub docs: openapi::Documents,
     /// Renders event payloads in the API's shapes for domain code.
     pub shapes: ApiShapes,
+    /// The in-memory `q` search over orders.
+    pub order_search: OrderSearch,
+    /// Database size, refreshed by housekeeping: sled lists its directory to compute it,
+    /// too slow for every health check.
+    disk_bytes: std::sync::atomic::AtomicU64,
     fulfillment: Router,
     packing: Router,
 }
@@ -58,6 +65,9 @@ impl App {
     pub fn new(config: Arc<Config>, store: Store, registry: Arc<Registry>) -> anyhow::Result<App> {
         let tokens =
             TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
+        let order_search = OrderSearch::default();
+        let loaded = crate::domain::orders::load_search(&store, &order_search)?;
+        tracing::info!(orders = loaded, "order search index loaded");
         Ok(App {
             clients: ClientService::new(store.clone(), registry),
             limiter: RateLimiter::new(config.tiers.clone()),
@@ -66,11 +76,26 @@ impl App {
             started: Instant::now(),
             docs: openapi::Documents::build(),
             shapes: ApiShapes,
+            order_search,
+            disk_bytes: std::sync::atomic::AtomicU64::new(store.size_on_disk().unwrap_or(0)),
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
             config,
             store,
         })
+    }
+}
+
+impl App {
+    pub fn disk_bytes(&self) -> u64 {
+        self.disk_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn refresh_disk_bytes(&self) {
+        if let Ok(n) = self.store.size_on_disk() {
+            self.disk_bytes
+                .store(n, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -80,6 +105,10 @@ pub struct ApiShapes;
 impl crate::domain::events::Shapes for ApiShapes {
     fn inventory(&self, record: &storage::InventoryRecord) -> String {
         inventory::to_json(record).to_string()
+    }
+
+    fn order(&self, record: &storage::OrderRecord) -> String {
+        orders::to_json(record).to_string()
     }
 }
 
@@ -148,7 +177,7 @@ pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<
 async fn route(
     app: &App,
     service: Service,
-    client: Result<Option<Arc<ClientEntry>>, ()>,
+    client: Result<Option<Arc<ClientEntry>>, auth::InvalidCredential>,
     req: Request<Incoming>,
     now: i64,
 ) -> Result<Resp, ApiError> {
@@ -194,7 +223,7 @@ async fn route(
                 "Authenticate with Authorization: Bearer <token> or X-API-Key.",
             ))
         }
-        (_, Err(())) => {
+        (_, Err(auth::InvalidCredential)) => {
             return Err(ApiError::unauthorized(
                 "The access token or API key is invalid, expired or revoked.",
             ))
@@ -324,6 +353,11 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::GetInventory => inventory::get(ctx),
         RouteId::AdjustInventory => inventory::adjust(ctx),
         RouteId::ListInventoryAdjustments => inventory::history(ctx),
+        RouteId::ListOrders => orders::list(ctx),
+        RouteId::CreateOrder => orders::create(ctx),
+        RouteId::GetOrder => orders::get(ctx),
+        RouteId::UpdateOrder => orders::update(ctx),
+        RouteId::CancelOrder => orders::cancel(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

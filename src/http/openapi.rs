@@ -249,6 +249,20 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         GetInventory => (vec![], None, vec![ok(200, "The inventory record", schema_ref("Inventory"))]),
         AdjustInventory => (vec![], Some(body_of("InventoryAdjust")), vec![ok(200, "The adjusted record (emits inventory.adjusted, and inventory.low_stock on crossing the threshold)", schema_ref("Inventory"))]),
         ListInventoryAdjustments => (page_params(), None, vec![ok(200, "A page of the audit trail", schema_ref("InventoryAdjustmentList"))]),
+        ListOrders => {
+            let mut params = page_params();
+            params.push(query_param("status", "Only orders in this status.", json!({"enum": ["pending", "processing", "shipped", "delivered", "cancelled"]})));
+            params.push(query_param("q", "Case-insensitive substring of externalId, customerEmail, customerId or id.", json!({"type": "string"})));
+            params.push(query_param("fromDate", "Orders created at or after this date (2026-11-01, midnight UTC) or RFC 3339 time.", json!({"type": "string"})));
+            (params, None, vec![ok(200, "A page of orders", schema_ref("OrderList"))])
+        }
+        CreateOrder => (vec![], Some(body_of("OrderCreate")), vec![
+            ok(201, "The created order (stock reserved; emits order.created)", schema_ref("Order")),
+            ok(200, "The existing order: the same request was made before under this externalId", schema_ref("Order")),
+        ]),
+        GetOrder => (vec![], None, vec![ok(200, "The order", schema_ref("Order"))]),
+        UpdateOrder => (vec![], Some(body_of("OrderUpdate")), vec![ok(200, "The updated order", schema_ref("Order"))]),
+        CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
     }
 }
 
@@ -368,6 +382,7 @@ fn components() -> Value {
         super::products::schemas(),
         super::warehouses::schemas(),
         super::inventory::schemas(),
+        super::orders::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);

@@ -382,10 +382,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let page = Query::parse(ctx.query.as_deref()).page()?;
     let (rows, total) = products::list(&ctx.app.store, page.limit, page.offset)?;
     let items: Vec<Value> = rows.iter().map(to_json).collect();
-    Ok(json(
-        StatusCode::OK,
-        &json!({ "products": items, "pagination": page.json(total) }),
-    ))
+    Ok(json(StatusCode::OK, &page.list("products", items, total)))
 }
 
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

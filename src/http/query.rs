@@ -67,4 +67,13 @@ impl Page {
     pub fn json(&self, total: u64) -> Value {
         json!({ "limit": self.limit, "offset": self.offset, "total": total })
     }
+
+    /// The list body `{<key>: [...], pagination}`. Moves the items in: `json!` would
+    /// deep-copy them, which costs as much as building them.
+    pub fn list(&self, key: &str, items: Vec<Value>, total: u64) -> Value {
+        let mut body = serde_json::Map::with_capacity(2);
+        body.insert(key.to_string(), Value::Array(items));
+        body.insert("pagination".to_string(), self.json(total));
+        Value::Object(body)
+    }
 }

@@ -54,6 +54,11 @@ pub enum RouteId {
     GetInventory,
     AdjustInventory,
     ListInventoryAdjustments,
+    ListOrders,
+    CreateOrder,
+    GetOrder,
+    UpdateOrder,
+    CancelOrder,
     PackingHealth,
     PackingOpenApi,
 }
@@ -70,6 +75,8 @@ pub struct RouteDef {
     pub summary: &'static str,
 }
 
+// A positional constructor keeps the table below one line per route.
+#[allow(clippy::too_many_arguments)]
 const fn route(
     service: Service,
     method: Method,
@@ -118,6 +125,11 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::GET, "/api/inventory/{id}", RouteId::GetInventory, Client, B::None, "Inventory", "Get an inventory record"),
     route(Fulfillment, Method::PATCH, "/api/inventory/{id}/adjust", RouteId::AdjustInventory, Client, B::Json, "Inventory", "Adjust onHand by a delta, with a reason"),
     route(Fulfillment, Method::GET, "/api/inventory/{id}/adjustments", RouteId::ListInventoryAdjustments, Client, B::None, "Inventory", "The audit trail of an inventory record, newest first"),
+    route(Fulfillment, Method::GET, "/api/orders", RouteId::ListOrders, Client, B::None, "Orders", "List orders, newest first, filtered by status, q and fromDate"),
+    route(Fulfillment, Method::POST, "/api/orders", RouteId::CreateOrder, Client, B::Json, "Orders", "Create an order and reserve its stock"),
+    route(Fulfillment, Method::GET, "/api/orders/{id}", RouteId::GetOrder, Client, B::None, "Orders", "Get an order"),
+    route(Fulfillment, Method::PATCH, "/api/orders/{id}", RouteId::UpdateOrder, Client, B::Json, "Orders", "Move an order along its status machine or edit a pending one"),
+    route(Fulfillment, Method::POST, "/api/orders/{id}/cancel", RouteId::CancelOrder, Client, B::Json, "Orders", "Cancel an order and release its stock"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),
     route(Packing, Method::GET, "/api/v1/openapi.json", RouteId::PackingOpenApi, Public, B::None, "System", "The packing service's OpenAPI 3.1 document"),
 ];

@@ -6,7 +6,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::keys::Key;
 use crate::records::{
     AuditRecord, ClientRecord, IdempotencyRecord, InboundSecretRecord, InventoryRecord,
-    OutboxEvent, ProductRecord, WarehouseRecord,
+    OrderRecord, OutboxEvent, ProductRecord, WarehouseRecord,
 };
 
 /// A typed view of one sled tree.
@@ -75,4 +75,10 @@ tables! {
     InventoryByWarehouse = "inventory_by_warehouse": (String, u128) => ();
     /// (inventory id, seq) -> one stock change, oldest first.
     InventoryAudit = "inventory_audit": (u128, u64) => AuditRecord;
+    /// Orders by id (UUIDv7: creation order).
+    Orders = "orders": u128 => OrderRecord;
+    /// externalId -> order id: the uniqueness of externalId lives here.
+    OrdersByExternalId = "orders_by_external_id": String => u128;
+    /// (status, order id) index for the `status` filter, newest last.
+    OrdersByStatus = "orders_by_status": (String, u128) => ();
 }

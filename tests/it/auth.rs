@@ -45,7 +45,9 @@ async fn token_endpoint_issues_tokens_and_follows_rfc6749_errors() {
         .unwrap();
     assert_eq!(resp.status(), 200);
 
-    let cases: Vec<(Vec<(&str, &str)>, Option<String>, u16, &str)> = vec![
+    // (form fields, Authorization header, status, RFC 6749 error)
+    type Case<'a> = (Vec<(&'a str, &'a str)>, Option<String>, u16, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec![
                 ("client_id", &c.client_id),

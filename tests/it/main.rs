@@ -5,6 +5,7 @@ mod auth;
 mod http_rules;
 mod inventory;
 mod lifecycle;
+mod orders;
 mod products;
 mod support;
 mod system;

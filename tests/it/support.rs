@@ -178,22 +178,6 @@ impl Server {
             .to_string()
     }
 
-    /// Signals shutdown and waits for `run` to return; keeps the data dir.
-    pub async fn stop(mut self) -> TempDir {
-        self.shutdown().await.expect("clean shutdown");
-        self.dir
-    }
-
-    pub async fn shutdown(&mut self) -> anyhow::Result<()> {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        match self.task.take() {
-            Some(t) => t.await.expect("run task"),
-            None => Ok(()),
-        }
-    }
-
     pub fn signal_stop(&mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());

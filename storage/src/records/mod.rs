@@ -4,6 +4,7 @@
 mod clients;
 mod idempotency;
 mod inventory;
+mod orders;
 mod outbox;
 mod products;
 mod warehouses;
@@ -11,6 +12,7 @@ mod warehouses;
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
 pub use inventory::{AuditRecord, InventoryRecord, StockChange};
+pub use orders::{Allocation, OrderLine, OrderRecord, OrderStatus};
 pub use outbox::{NewEvent, OutboxEvent};
 pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};
 pub use warehouses::{AddressRecord, BoxRecord, WarehouseRecord};

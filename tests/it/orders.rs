@@ -1,0 +1,764 @@
+//! Orders: validation paths, externalId idempotency, reservation from the fewest
+//! warehouses (all or nothing), the status machine, cancel, list filters, no overselling
+//! under concurrency, and nothing lost or doubled across kill -9.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use reqwest::Method;
+use serde_json::{json, Value};
+use storage::tables::{Inventory, Orders, Outbox};
+use tokio::sync::mpsc;
+
+use crate::support::{assert_error, body, ChildServer, Server};
+
+fn addr() -> Value {
+    json!({"name": "Ann", "line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"})
+}
+
+fn order(ext: &str, items: Value) -> Value {
+    json!({"externalId": ext, "customerEmail": "ann@example.com", "customerId": "C-1", "items": items, "shippingAddresses": [addr()]})
+}
+
+/// Products MUG (19.99, with a cost), CUP (0.1), BOWL (0.2); warehouses A, B, C.
+async fn setup(s: &Server, stock: &[(&str, &str, i64)]) {
+    for p in [
+        json!({"sku": "MUG", "name": "Mug", "price": 19.99, "unitCost": 7.5, "costCurrency": "USD"}),
+        json!({"sku": "CUP", "name": "Cup", "price": 0.1}),
+        json!({"sku": "BOWL", "name": "Bowl", "price": 0.2}),
+    ] {
+        assert_eq!(
+            s.post_json("/api/products", &p)
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            201
+        );
+    }
+    for wh in ["A", "B", "C"] {
+        assert_eq!(
+            s.post_json("/api/warehouses", &json!({"id": wh, "name": wh}))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            201
+        );
+    }
+    for (sku, wh, n) in stock {
+        let r = s
+            .post_json(
+                "/api/inventory",
+                &json!({"sku": sku, "warehouseId": wh, "onHand": n}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+}
+
+async fn levels(s: &Server, sku: &str) -> HashMap<String, (i64, i64)> {
+    let (_, v) = body(
+        s.get(&format!("/api/inventory?sku={sku}"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    v["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["warehouseId"].as_str().unwrap().to_string(),
+                (
+                    r["onHand"].as_i64().unwrap(),
+                    r["reserved"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_validates_each_field_by_path() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 10)]).await;
+    let ok_items = json!([{"sku": "MUG", "quantity": 1}]);
+    let mut cases: Vec<(Value, u16, &str)> = vec![
+        (
+            json!({"customerEmail": "a@b.co", "items": ok_items, "shippingAddresses": [addr()]}),
+            422,
+            "externalId",
+        ),
+        (
+            json!({"externalId": "E", "items": ok_items, "shippingAddresses": [addr()]}),
+            422,
+            "customerEmail",
+        ),
+        (
+            json!({"externalId": "E", "customerEmail": "not-an-email", "items": ok_items, "shippingAddresses": [addr()]}),
+            422,
+            "customerEmail",
+        ),
+        (
+            json!({"externalId": "E", "customerEmail": "a@b.co", "shippingAddresses": [addr()]}),
+            422,
+            "items",
+        ),
+        (
+            json!({"externalId": "E", "customerEmail": "a@b.co", "items": [], "shippingAddresses": [addr()]}),
+            422,
+            "items",
+        ),
+        (
+            json!({"externalId": "E", "customerEmail": "a@b.co", "items": ok_items}),
+            422,
+            "shippingAddresses",
+        ),
+        (
+            json!({"externalId": "E", "customerEmail": "a@b.co", "items": ok_items, "shippingAddresses": []}),
+            422,
+            "shippingAddresses",
+        ),
+        (order("E", json!([{"quantity": 1}])), 422, "items[0].sku"),
+        (
+            order(
+                "E",
+                json!([{"sku": "MUG", "quantity": 1}, {"sku": "NOPE", "quantity": 1}]),
+            ),
+            422,
+            "items[1].sku",
+        ),
+        (
+            order("E", json!([{"sku": "MUG", "quantity": 0}])),
+            422,
+            "items[0].quantity",
+        ),
+        (
+            order("E", json!([{"sku": "MUG"}])),
+            422,
+            "items[0].quantity",
+        ),
+        (
+            order("E", json!([{"sku": "MUG", "quantity": 1, "unitPrice": -1}])),
+            422,
+            "items[0].unitPrice",
+        ),
+        (
+            order("E", json!([{"sku": "MUG", "quantity": "two"}])),
+            400,
+            "items[0].quantity",
+        ),
+    ];
+    let mut no_line1 = order("E", ok_items.clone());
+    no_line1["shippingAddresses"] = json!([{"city": "Reno", "postalCode": "1", "country": "US"}]);
+    cases.push((no_line1, 422, "shippingAddresses[0].line1"));
+    let mut bad_country = order("E", ok_items.clone());
+    bad_country["shippingAddresses"] =
+        json!([addr(), {"line1": "x", "city": "y", "postalCode": "1", "country": "ZZ"}]);
+    cases.push((bad_country, 422, "shippingAddresses[1].country"));
+    let mut bad_billing = order("E", ok_items.clone());
+    bad_billing["billingAddress"] = json!({"line1": "x", "postalCode": "1", "country": "US"});
+    cases.push((bad_billing, 422, "billingAddress.city"));
+    for (input, status, field) in cases {
+        let (st, v) = body(s.post_json("/api/orders", &input).send().await.unwrap()).await;
+        assert_eq!(st, status, "{input}: {v}");
+        assert_eq!(v["error"]["field"], field, "{input}: {v}");
+    }
+    // A deleted product cannot be ordered.
+    let (_, mug) = body(s.get("/api/products/sku/MUG").send().await.unwrap()).await;
+    s.req(
+        Method::DELETE,
+        &format!("/api/products/{}", mug["id"].as_str().unwrap()),
+    )
+    .send()
+    .await
+    .unwrap();
+    let (st, v) = body(
+        s.post_json("/api/orders", &order("E", ok_items))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 422);
+    assert_error(&v, "validation_error", Some("items[0].sku"));
+    let (_, list) = body(s.get("/api/orders").send().await.unwrap()).await;
+    assert_eq!(
+        list["pagination"]["total"], 0,
+        "nothing created by invalid requests"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn totals_are_exact_prices_default_and_costs_appear_only_when_known() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 10), ("CUP", "A", 10), ("BOWL", "A", 10)]).await;
+    let mut o = order(
+        "T-1",
+        json!([{"sku": "MUG", "quantity": 3}, {"sku": "CUP", "quantity": 1}, {"sku": "BOWL", "quantity": 1, "unitPrice": 0.2}]),
+    );
+    o["shippingAddresses"] =
+        json!([{"street1": "9 Side St", "city": "Reno", "postalCode": "89501", "country": "us"}]);
+    let (st, v) = body(s.post_json("/api/orders", &o).send().await.unwrap()).await;
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["status"], "pending");
+    assert_eq!(v["total"], json!(60.27), "3 x 19.99 + 0.1 + 0.2 exactly");
+    assert_eq!(v["itemCount"], 5);
+    assert_eq!(
+        v["items"][0]["unitPrice"],
+        json!(19.99),
+        "defaults to the product price"
+    );
+    assert_eq!(v["items"][0]["lineTotal"], json!(59.97));
+    assert_eq!(v["items"][0]["unitCost"], json!(7.5));
+    assert_eq!(v["items"][0]["lineCost"], json!(22.5));
+    assert_eq!(v["items"][0]["costCurrency"], "USD");
+    assert!(v["items"][1].get("unitCost").is_none(), "CUP has no cost");
+    assert_eq!(
+        v["shippingAddresses"][0]["line1"], "9 Side St",
+        "street1 accepted"
+    );
+    assert!(uuid::Uuid::parse_str(v["id"].as_str().unwrap()).is_ok());
+    let (_, got) = body(
+        s.get(&format!("/api/orders/{}", v["id"].as_str().unwrap()))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got, v);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn external_id_makes_create_idempotent_and_refuses_other_requests() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 10)]).await;
+    let first = order("X-1", json!([{"sku": "MUG", "quantity": 2}]));
+    let (st, a) = body(s.post_json("/api/orders", &first).send().await.unwrap()).await;
+    assert_eq!(st, 201);
+    // The same request spelled differently (street1 alias) is the same request.
+    let mut same = first.clone();
+    same["shippingAddresses"] = json!([{"street1": "1 Main St", "name": "Ann", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"}]);
+    let (st, b) = body(s.post_json("/api/orders", &same).send().await.unwrap()).await;
+    assert_eq!(st, 200);
+    assert_eq!(a["id"], b["id"]);
+    let (st, v) = body(
+        s.post_json(
+            "/api/orders",
+            &order("X-1", json!([{"sku": "MUG", "quantity": 3}])),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 409);
+    assert_error(&v, "conflict", Some("externalId"));
+    assert_eq!(levels(&s, "MUG").await["A"], (10, 2), "reserved once");
+
+    // Idempotency-Key works beside it.
+    let keyed = order("X-2", json!([{"sku": "MUG", "quantity": 1}]));
+    let r1 = s
+        .post_json("/api/orders", &keyed)
+        .header("Idempotency-Key", "ik-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r1.status(), 201);
+    let r2 = s
+        .post_json("/api/orders", &keyed)
+        .header("Idempotency-Key", "ik-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            r2.status().as_u16(),
+            r2.headers()["idempotent-replayed"].to_str().unwrap()
+        ),
+        (201, "true")
+    );
+    assert_eq!(levels(&s, "MUG").await["A"], (10, 3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
+    let s = Server::start().await;
+    // A has much MUG, but only B holds both MUG and CUP.
+    setup(
+        &s,
+        &[
+            ("MUG", "A", 50),
+            ("MUG", "B", 5),
+            ("CUP", "B", 5),
+            ("CUP", "C", 50),
+            ("BOWL", "C", 1),
+        ],
+    )
+    .await;
+    let (st, o) = body(
+        s.post_json(
+            "/api/orders",
+            &order(
+                "R-1",
+                json!([{"sku": "MUG", "quantity": 2}, {"sku": "CUP", "quantity": 3}]),
+            ),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 201);
+    for line in o["items"].as_array().unwrap() {
+        assert_eq!(
+            line["allocations"],
+            json!([{"warehouseId": "B", "quantity": line["quantity"]}]),
+            "{o}"
+        );
+    }
+    assert_eq!(levels(&s, "MUG").await["B"], (5, 2));
+    assert_eq!(levels(&s, "CUP").await["B"], (5, 3));
+
+    // BOWL is short: nothing of the order is reserved.
+    let before = (levels(&s, "MUG").await, levels(&s, "CUP").await);
+    let (st, v) = body(
+        s.post_json(
+            "/api/orders",
+            &order(
+                "R-2",
+                json!([{"sku": "MUG", "quantity": 1}, {"sku": "BOWL", "quantity": 2}]),
+            ),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 409);
+    assert_error(&v, "insufficient_inventory", Some("items[1].quantity"));
+    assert_eq!((levels(&s, "MUG").await, levels(&s, "CUP").await), before);
+    assert_eq!(
+        s.get("/api/orders?q=R-2")
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()["pagination"]["total"],
+        0
+    );
+
+    // A line larger than any one warehouse is split.
+    let (st, o) = body(
+        s.post_json(
+            "/api/orders",
+            &order("R-3", json!([{"sku": "CUP", "quantity": 51}])),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 201);
+    assert_eq!(o["items"][0]["allocations"].as_array().unwrap().len(), 2);
+
+    // Cancel releases everything; cancelling again changes nothing.
+    let id = o["id"].as_str().unwrap();
+    let (st, c) = body(
+        s.post_json(
+            &format!("/api/orders/{id}/cancel"),
+            &json!({"reason": "customer asked"}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (st, c["status"].as_str(), c["cancelReason"].as_str()),
+        (200, Some("cancelled"), Some("customer asked"))
+    );
+    assert_eq!(levels(&s, "CUP").await["B"], (5, 3));
+    assert_eq!(levels(&s, "CUP").await["C"], (50, 0));
+    let events_before = s.store.iter::<Outbox>().count();
+    let (st, again) = body(
+        s.req(Method::POST, &format!("/api/orders/{id}/cancel"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((st, &again), (200, &c), "unchanged");
+    assert_eq!(
+        s.store.iter::<Outbox>().count(),
+        events_before,
+        "no events for a no-op cancel"
+    );
+
+    let kinds: Vec<String> = s
+        .store
+        .iter::<Outbox>()
+        .map(|r| r.unwrap().1.kind)
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "order.created").count(), 2);
+    assert_eq!(kinds.iter().filter(|k| *k == "order.cancelled").count(), 1);
+    let created: Value = serde_json::from_str(
+        &s.store
+            .iter::<Outbox>()
+            .map(|r| r.unwrap().1)
+            .find(|e| e.kind == "order.created")
+            .unwrap()
+            .data_json,
+    )
+    .unwrap();
+    assert_eq!(
+        created["externalId"], "R-1",
+        "order.created carries the order as the API returns it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_moves_follow_the_machine_and_edits_need_pending() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 10)]).await;
+    let (_, o) = body(
+        s.post_json(
+            "/api/orders",
+            &order("S-1", json!([{"sku": "MUG", "quantity": 1}])),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    let path = format!("/api/orders/{}", o["id"].as_str().unwrap());
+    let patch = |v: Value| s.req(Method::PATCH, &path).json(&v).send();
+
+    let (st, v) = body(
+        patch(json!({"customerEmail": "new@example.com", "shippingAddresses": [addr(), addr()]}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (st, v["customerEmail"].as_str()),
+        (200, Some("new@example.com"))
+    );
+    assert_eq!(v["shippingAddresses"].as_array().unwrap().len(), 2);
+    let (st, v) = body(patch(json!({"status": "shipped"})).await.unwrap()).await;
+    assert_eq!(st, 409);
+    assert_error(&v, "invalid_transition", Some("status"));
+    let (st, v) = body(patch(json!({"status": "flying"})).await.unwrap()).await;
+    assert_eq!(st, 422);
+    assert_error(&v, "validation_error", Some("status"));
+    let (st, v) = body(patch(json!({"status": "processing"})).await.unwrap()).await;
+    assert_eq!((st, v["status"].as_str()), (200, Some("processing")));
+    let (st, v) = body(
+        patch(json!({"customerEmail": "late@example.com"}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 409);
+    assert_error(&v, "invalid_transition", Some("customerEmail"));
+    let (st, _) = body(patch(json!({"status": "pending"})).await.unwrap()).await;
+    assert_eq!(st, 409, "no way back");
+    assert_eq!(
+        body(patch(json!({"status": "shipped"})).await.unwrap())
+            .await
+            .0,
+        200
+    );
+    let (st, v) = body(
+        s.req(Method::POST, &format!("{path}/cancel"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(st, 409, "shipped orders cannot be cancelled");
+    assert_error(&v, "invalid_transition", Some("status"));
+    assert_eq!(
+        body(patch(json!({"status": "delivered"})).await.unwrap())
+            .await
+            .0,
+        200
+    );
+    let updates = s
+        .store
+        .iter::<Outbox>()
+        .filter(|e| e.as_ref().unwrap().1.kind == "order.updated")
+        .count();
+    assert_eq!(updates, 4, "one order.updated per successful PATCH");
+    assert_eq!(
+        s.get("/api/orders/00000000-0000-0000-0000-000000000000")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_filter_by_status_text_and_date() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 100)]).await;
+    let mut ids = Vec::new();
+    for (ext, email, cust) in [
+        ("SHOP-1", "ann@example.com", "C-1"),
+        ("shop-2", "bob@Example.com", "C-2"),
+        ("AMZ-9", "cy@shop.io", "VIP"),
+    ] {
+        let mut o = order(ext, json!([{"sku": "MUG", "quantity": 1}]));
+        o["customerEmail"] = json!(email);
+        o["customerId"] = json!(cust);
+        let (_, v) = body(s.post_json("/api/orders", &o).send().await.unwrap()).await;
+        ids.push(v["id"].as_str().unwrap().to_string());
+    }
+    s.post_json(&format!("/api/orders/{}/cancel", ids[0]), &json!({}))
+        .send()
+        .await
+        .unwrap();
+    let exts = |v: &Value| {
+        v["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["externalId"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    for (q, want) in [
+        ("", vec!["AMZ-9", "shop-2", "SHOP-1"]),
+        ("?q=shop", vec!["AMZ-9", "shop-2", "SHOP-1"]),
+        ("?q=SHOP-", vec!["shop-2", "SHOP-1"]),
+        ("?q=example.COM", vec!["shop-2", "SHOP-1"]),
+        ("?q=vip", vec!["AMZ-9"]),
+        ("?status=cancelled", vec!["SHOP-1"]),
+        ("?status=pending&q=shop", vec!["AMZ-9", "shop-2"]),
+        ("?fromDate=2000-01-01", vec!["AMZ-9", "shop-2", "SHOP-1"]),
+        ("?fromDate=2999-01-01", vec![]),
+        (
+            "?status=pending&fromDate=2000-01-01T00:00:00Z&limit=1",
+            vec!["AMZ-9"],
+        ),
+    ] {
+        let (st, v) = body(s.get(&format!("/api/orders{q}")).send().await.unwrap()).await;
+        assert_eq!(st, 200, "{q}");
+        assert_eq!(exts(&v), want, "{q}");
+    }
+    let (_, v) = body(
+        s.get(&format!("/api/orders?q={}", &ids[1][24..]))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(exts(&v), ["shop-2"], "id substring");
+    let (_, v) = body(
+        s.get("/api/orders?status=pending&limit=1&offset=1")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        v["pagination"],
+        json!({"limit": 1, "offset": 1, "total": 2})
+    );
+    for (q, field) in [
+        ("?status=lost", "status"),
+        ("?fromDate=yesterday", "fromDate"),
+    ] {
+        let (st, v) = body(s.get(&format!("/api/orders{q}")).send().await.unwrap()).await;
+        assert_eq!(st, 400, "{q}");
+        assert_error(&v, "bad_request", Some(field));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_four_clients_racing_for_the_last_ten_units_never_oversell() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 6), ("MUG", "B", 4)]).await;
+    let mut tasks = Vec::new();
+    for i in 0..64 {
+        let http = crate::support::https_client(&fulfilld::tls::self_signed_paths(s.dir.path()).0);
+        let (url, key) = (s.url("/api/orders"), s.creds.api_key.clone());
+        tasks.push(tokio::spawn(async move {
+            let o = order(&format!("RACE-{i}"), json!([{"sku": "MUG", "quantity": 1}]));
+            let r = http
+                .post(url)
+                .header("X-API-Key", key)
+                .json(&o)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }));
+    }
+    let mut created = 0;
+    for t in tasks {
+        let (status, v) = t.await.unwrap();
+        match status {
+            201 => created += 1,
+            409 => assert_error(&v, "insufficient_inventory", Some("items[0].quantity")),
+            other => panic!("{other}: {v}"),
+        }
+    }
+    assert_eq!(created, 10);
+    let l = levels(&s, "MUG").await;
+    assert_eq!(l["A"].1 + l["B"].1, 10, "exactly the stock reserved");
+    assert!(l["A"].1 <= 6 && l["B"].1 <= 4);
+    assert_eq!(
+        s.store.iter::<Orders>().count(),
+        10,
+        "no half-created orders"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ChildServer::spawn(dir.path(), &[]);
+    let key = server.bootstrap().api_key;
+    let http = server.client();
+    let post = |path: &str, v: Value| {
+        http.post(server.url(path))
+            .header("X-API-Key", &key)
+            .json(&v)
+            .send()
+    };
+    post(
+        "/api/products",
+        json!({"sku": "MUG", "name": "Mug", "price": 2}),
+    )
+    .await
+    .unwrap();
+    post("/api/warehouses", json!({"id": "A", "name": "A"}))
+        .await
+        .unwrap();
+    post("/api/warehouses", json!({"id": "B", "name": "B"}))
+        .await
+        .unwrap();
+    post(
+        "/api/inventory",
+        json!({"sku": "MUG", "warehouseId": "A", "onHand": 100000}),
+    )
+    .await
+    .unwrap();
+    post(
+        "/api/inventory",
+        json!({"sku": "MUG", "warehouseId": "B", "onHand": 100000}),
+    )
+    .await
+    .unwrap();
+
+    let acked: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let (enough_tx, mut enough_rx) = mpsc::channel::<()>(1);
+    let mut clients = Vec::new();
+    for c in 0..32 {
+        let (http, url, key, acked, enough) = (
+            http.clone(),
+            server.url("/api/orders"),
+            key.clone(),
+            acked.clone(),
+            enough_tx.clone(),
+        );
+        clients.push(tokio::spawn(async move {
+            for i in 0.. {
+                let ext = format!("K-{c}-{i}");
+                let body = order(&ext, json!([{"sku": "MUG", "quantity": 1 + (i % 3)}]));
+                // Each order is sent twice, as a client retrying after a timeout would.
+                for _ in 0..2 {
+                    match http
+                        .post(&url)
+                        .header("X-API-Key", &key)
+                        .json(&body)
+                        .send()
+                        .await
+                    {
+                        Ok(r) if r.status() == 201 || r.status() == 200 => {
+                            let mut a = acked.lock().unwrap();
+                            a.insert(ext.clone());
+                            if a.len() == 200 {
+                                let _ = enough.try_send(());
+                            }
+                        }
+                        Ok(r) => panic!("status {}", r.status()),
+                        Err(_) => return,
+                    }
+                }
+            }
+        }));
+    }
+    drop(enough_tx);
+    enough_rx.recv().await.unwrap();
+    server.kill9();
+    for c in clients {
+        c.await.unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+
+    {
+        let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
+        let orders: Vec<_> = store.iter::<Orders>().map(|r| r.unwrap().1).collect();
+        let mut by_ext: HashMap<&str, usize> = HashMap::new();
+        for o in &orders {
+            *by_ext.entry(o.external_id.as_str()).or_default() += 1;
+        }
+        assert!(
+            by_ext.values().all(|n| *n == 1),
+            "an externalId exists twice"
+        );
+        for ext in &acked {
+            assert_eq!(
+                by_ext.get(ext.as_str()),
+                Some(&1),
+                "acknowledged {ext} lost"
+            );
+        }
+        let reserved: i64 = store
+            .iter::<Inventory>()
+            .map(|r| r.unwrap().1.reserved)
+            .sum();
+        let ordered: i64 = orders.iter().map(|o| i64::from(o.item_count)).sum();
+        assert_eq!(
+            reserved, ordered,
+            "reservations equal the live orders' lines"
+        );
+        let created: HashSet<String> = store
+            .iter::<Outbox>()
+            .map(|r| r.unwrap().1)
+            .filter(|e| e.kind == "order.created")
+            .map(|e| {
+                serde_json::from_str::<Value>(&e.data_json).unwrap()["externalId"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(created.len(), orders.len(), "one order.created per order");
+    }
+    // And the restarted server serves them.
+    let server = ChildServer::spawn(dir.path(), &[]);
+    let http = server.client();
+    let some = acked.iter().next().unwrap();
+    let (_, v) = body(
+        http.get(server.url(&format!("/api/orders?q={some}")))
+            .header("X-API-Key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        v["pagination"]["total"].as_u64().unwrap() >= 1,
+        "search index rebuilt at start"
+    );
+}
