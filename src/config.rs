@@ -65,6 +65,8 @@ pub struct Config {
     pub tiers: HashMap<Tier, TierLimit>,
     pub token_ttl: Duration,
     pub idempotency_ttl: Duration,
+    /// Most orders one bulk import may hold (more: 413).
+    pub bulk_max_orders: usize,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -88,6 +90,7 @@ pub struct FileConfig {
     pub max_connections: Option<usize>,
     pub shutdown_grace_secs: Option<u64>,
     pub token_ttl_secs: Option<u64>,
+    pub bulk_max_orders: Option<usize>,
     pub rate_limits: Option<HashMap<String, TierLimit>>,
 }
 
@@ -238,6 +241,7 @@ impl Config {
             tiers,
             token_ttl: secs(file.token_ttl_secs, 3600),
             idempotency_ttl: Duration::from_secs(24 * 3600),
+            bulk_max_orders: file.bulk_max_orders.unwrap_or(10_000),
         })
     }
 }

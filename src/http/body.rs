@@ -31,6 +31,7 @@ fn accepts(kind: BodyKind, media: &str) -> bool {
     match kind {
         BodyKind::None => true,
         BodyKind::Json => media == "application/json" || media.ends_with("+json"),
+        BodyKind::JsonOrCsv => accepts(BodyKind::Json, media) || media == "text/csv",
         BodyKind::Form => media == "application/x-www-form-urlencoded",
     }
 }
@@ -78,6 +79,7 @@ pub async fn read(
 fn unsupported(kind: BodyKind, got: Option<&str>) -> ApiError {
     let want = match kind {
         BodyKind::Form => "application/x-www-form-urlencoded",
+        BodyKind::JsonOrCsv => "application/json or text/csv",
         _ => "application/json",
     };
     ApiError::new(

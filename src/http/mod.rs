@@ -5,6 +5,7 @@
 pub mod address;
 pub mod auth;
 pub mod body;
+pub mod bulk_import;
 pub mod docs;
 pub mod error;
 pub mod health;
@@ -358,6 +359,7 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::GetOrder => orders::get(ctx),
         RouteId::UpdateOrder => orders::update(ctx),
         RouteId::CancelOrder => orders::cancel(ctx),
+        RouteId::BulkImportOrders => bulk_import::import(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

@@ -260,6 +260,10 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             ok(201, "The created order (stock reserved; emits order.created)", schema_ref("Order")),
             ok(200, "The existing order: the same request was made before under this externalId", schema_ref("Order")),
         ]),
+        BulkImportOrders => (vec![], Some(json!({ "required": true, "content": {
+            "application/json": { "schema": schema_ref("BulkImportJson") },
+            "text/csv": { "schema": schema_ref("BulkImportCsv") } } })),
+            vec![ok(200, "One result per order (created, duplicate or error) and the counts; 413 past bulk_max_orders", schema_ref("BulkImportResult"))]),
         GetOrder => (vec![], None, vec![ok(200, "The order", schema_ref("Order"))]),
         UpdateOrder => (vec![], Some(body_of("OrderUpdate")), vec![ok(200, "The updated order", schema_ref("Order"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
@@ -293,7 +297,7 @@ fn operation(def: &RouteDef) -> Value {
     if def.path.contains('{') {
         errors.push("NotFound");
     }
-    if def.body == BodyKind::Json {
+    if matches!(def.body, BodyKind::Json | BodyKind::JsonOrCsv) {
         errors.extend([
             "BadRequest",
             "ValidationError",
@@ -383,6 +387,7 @@ fn components() -> Value {
         super::warehouses::schemas(),
         super::inventory::schemas(),
         super::orders::schemas(),
+        super::bulk_import::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);

@@ -29,6 +29,8 @@ pub enum Access {
 pub enum BodyKind {
     None,
     Json,
+    /// JSON, or `text/csv` (bulk import).
+    JsonOrCsv,
     Form,
 }
 
@@ -59,6 +61,7 @@ pub enum RouteId {
     GetOrder,
     UpdateOrder,
     CancelOrder,
+    BulkImportOrders,
     PackingHealth,
     PackingOpenApi,
 }
@@ -127,6 +130,7 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::GET, "/api/inventory/{id}/adjustments", RouteId::ListInventoryAdjustments, Client, B::None, "Inventory", "The audit trail of an inventory record, newest first"),
     route(Fulfillment, Method::GET, "/api/orders", RouteId::ListOrders, Client, B::None, "Orders", "List orders, newest first, filtered by status, q and fromDate"),
     route(Fulfillment, Method::POST, "/api/orders", RouteId::CreateOrder, Client, B::Json, "Orders", "Create an order and reserve its stock"),
+    route(Fulfillment, Method::POST, "/api/orders/bulk-import", RouteId::BulkImportOrders, Client, B::JsonOrCsv, "Orders", "Import many orders from JSON or CSV, each all or nothing"),
     route(Fulfillment, Method::GET, "/api/orders/{id}", RouteId::GetOrder, Client, B::None, "Orders", "Get an order"),
     route(Fulfillment, Method::PATCH, "/api/orders/{id}", RouteId::UpdateOrder, Client, B::Json, "Orders", "Move an order along its status machine or edit a pending one"),
     route(Fulfillment, Method::POST, "/api/orders/{id}/cancel", RouteId::CancelOrder, Client, B::Json, "Orders", "Cancel an order and release its stock"),

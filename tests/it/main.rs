@@ -2,6 +2,7 @@
 //! process on port 0, or as a child process) and talks to it with a real HTTP client.
 
 mod auth;
+mod bulk_import;
 mod http_rules;
 mod inventory;
 mod lifecycle;
