@@ -10,4 +10,5 @@ mod orders;
 mod products;
 mod support;
 mod system;
+mod timeouts;
 mod warehouses;

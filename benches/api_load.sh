@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Catalog and order benchmarks through the real API (issues 3 and 4): seeds products,
+# inventory and orders with benches/loadgen.rs, then measures the lookups, lists,
+# durable order creation and bulk import, and the server's resident memory.
+#
+#   bash benches/api_load.sh                   # the issues' sizes (long: 100k products, 1M orders)
+#   API_LOAD_SCALE=quick bash benches/api_load.sh   # 1/20 of them, a few minutes
+#
+# Only 127.0.0.1 is used; the servers stop when the script ends.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+SCALE=${API_LOAD_SCALE:-full}
+SECS=${API_LOAD_SECS:-10}
+case "$SCALE" in
+    full) PRODUCTS=100000; ORDERS=1000000; CREATE=20000; BULK=10000 ;;
+    quick) PRODUCTS=5000; ORDERS=50000; CREATE=2000; BULK=10000 ;;
+    *) echo "API_LOAD_SCALE must be full or quick" >&2; exit 2 ;;
+esac
+
+log() { printf '[api-load] %s\n' "$*" >&2; }
+die() { printf '[api-load] error: %s\n' "$*" >&2; exit 1; }
+
+log "building release binaries (nice -n 10)"
+nice -n 10 cargo build --release --bin fulfilld --example loadgen
+FULFILLD="$TARGET_DIR/release/fulfilld"
+LOADGEN="$TARGET_DIR/release/examples/loadgen"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-api-load.XXXXXX")
+PID=""
+cleanup() {
+    if [ -n "$PID" ]; then
+        kill "$PID" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+DATA="$WORK/data"
+"$FULFILLD" serve --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
+    >"$WORK/out" 2>"$WORK/err" &
+PID=$!
+for _ in $(seq 300); do
+    grep -q '^fulfilld ready:' "$WORK/out" 2>/dev/null && break
+    kill -0 "$PID" 2>/dev/null || { cat "$WORK/err" >&2; die "server exited early"; }
+    sleep 0.1
+done
+API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out")
+case "$API" in https://127.0.0.1:*) ;; *) die "unexpected address $API" ;; esac
+KEY=$("$FULFILLD" clients create --name api-load --tier unlimited --data-dir "$DATA" \
+    | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
+[ -n "$KEY" ] || die "no API key"
+LG=("$LOADGEN" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY")
+rss() { awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$PID/status"; }
+
+log "scale=$SCALE: $PRODUCTS products, $ORDERS orders; server at $API"
+"${LG[@]}" --concurrency 64 seed-catalog --products "$PRODUCTS" --warehouses 2
+"${LG[@]}" --concurrency 32 read-catalog --products "$PRODUCTS" --secs "$SECS"
+"${LG[@]}" --concurrency 64 create-orders --n "$CREATE" --skus "$PRODUCTS"
+"${LG[@]}" --concurrency 1 bulk-orders --n "$BULK" --batch "$BULK" --skus "$PRODUCTS" --prefix CSV
+log "seeding $ORDERS orders by bulk import"
+"${LG[@]}" --concurrency 1 bulk-orders --n "$ORDERS" --batch 10000 --skus "$PRODUCTS"
+echo "server resident memory with $((ORDERS + CREATE + BULK)) orders: $(rss)"
+"${LG[@]}" --concurrency 32 read-orders --n "$ORDERS" --secs "$SECS"
+echo "server resident memory after the reads: $(rss)"
