@@ -1,5 +1,5 @@
-//! Durable-commit throughput: group commit with 64 concurrent writers versus the baseline
-//! of one flush per commit. Each element is one acknowledged (flushed) transaction.
+//! Durable-commit throughput: batched group commit with 64 concurrent writers versus the
+//! baseline of one flush per commit. Each element is one acknowledged (flushed) transaction.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -59,7 +59,7 @@ fn durable_commit(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4))
         .throughput(Throughput::Elements(1));
 
-    // Baseline: one writer, one fsync per commit.
+    // Baseline: one writer, one fsync per commit (`flush` waits for its own batch of one).
     {
         let (_dir, store) = open_store();
         group.bench_function(BenchmarkId::new("flush_per_commit", 1), |b| {

@@ -1,137 +1,287 @@
-//! Group commit: a writer is acknowledged only after its transaction is flushed, and
-//! every writer that arrives while a flush runs shares the next one. One thread owns
-//! flushing, so N concurrent writers cost about two fsyncs, not N.
+//! Batched single-writer commit: closures run one at a time under our writer lock and
+//! fill an open batch; a commit thread applies each batch as one sled transaction and
+//! flushes it, and a sync thread fdatasyncs once for every writer in it.
 
 use std::fs::File;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TxError};
+use crate::txn::{self, Abort, Layers, Tx, WriteSet};
+
+/// How large the open batch may grow before `transact` waits for the committer. A
+/// closure runs only while the batch is below both limits, so a batch exceeds them by at
+/// most one closure's writes (a single large closure never deadlocks).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchLimits {
+    /// Distinct keys written.
+    pub max_entries: usize,
+    /// Key plus value bytes written.
+    pub max_bytes: usize,
+}
+
+impl Default for BatchLimits {
+    fn default() -> Self {
+        // Far above what 64 waiting writers produce per flush (a few hundred entries),
+        // so only writers that never wait for durability meet the limit.
+        BatchLimits {
+            max_entries: 4096,
+            max_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// What the writer lock guards.
+#[derive(Default)]
+struct Writer {
+    /// Writes of closures that returned `Ok` since the committer last took a batch.
+    open: WriteSet,
+    /// Generation of the last closure merged into `open`.
+    open_gen: u64,
+    /// The batch being applied to sled; closures read through it until sled has it.
+    committing: Option<Arc<WriteSet>>,
+    stop: bool,
+    #[cfg(test)]
+    hooks: tests::Hooks,
+}
 
 #[derive(Default)]
 struct State {
-    /// Generation handed to the most recent writer.
-    requested: u64,
-    /// Generation covered by the last successful flush.
-    flushed: u64,
-    /// Sticky: once a flush fails nothing is acknowledged again (a failed fsync may have
-    /// dropped dirty pages, so retrying could report data durable that is not).
+    /// Generation that sled has written to the log; durable after the next fdatasync.
+    written: u64,
+    /// Generation covered by the last successful fdatasync.
+    durable: u64,
+    /// Set when the commit thread has stopped: the sync thread stops once caught up.
+    sync_stop: bool,
+    /// Sticky: once an apply or flush fails nothing is acknowledged again (a failed fsync
+    /// may have dropped dirty pages, so retrying could report data durable that is not).
     failed: Option<String>,
-    stop: bool,
 }
 
 struct Shared {
+    writer: Mutex<Writer>,
+    /// The committer sleeps here (on `writer`) until the open batch has writes.
+    work: Condvar,
+    /// `transact` sleeps here (on `writer`) while the open batch is full.
+    room: Condvar,
+    /// Generation of the last closure that committed writes. Written under `writer`.
+    committed: AtomicU64,
+    limits: BatchLimits,
     state: Mutex<State>,
-    /// The flush thread sleeps here until a writer arrives.
-    wake: Condvar,
-    /// Blocking waiters sleep here until a flush completes.
+    /// The sync thread sleeps here (on `state`) until sled has written a new batch.
+    to_sync: Condvar,
+    /// Blocking durable waiters sleep here (on `state`) until a flush completes.
     flushed: Condvar,
-    /// Broadcasts `flushed` to async waiters; `u64::MAX` never appears.
+    /// Broadcasts `durable` to async waiters.
     done: watch::Sender<u64>,
+    /// Tests wait here (on `writer`) for the committer or a writer to reach a hook.
+    #[cfg(test)]
+    hooked: Condvar,
+}
+
+/// The poison of a panicking closure is harmless: its writes were never merged.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    fn failure(&self) -> Option<String> {
+        lock(&self.state).failed.clone()
+    }
+
+    fn fail(&self, msg: String) {
+        lock(&self.state).failed.get_or_insert(msg);
+        // Taking the writer lock orders this after any writer that checked for failure
+        // and is about to wait, so none sleeps through the wake-up.
+        drop(lock(&self.writer));
+        self.work.notify_all();
+        self.room.notify_all();
+        self.to_sync.notify_all();
+        self.flushed.notify_all();
+        self.done.send_modify(|_| {});
+    }
+
+    fn written(&self, generation: u64) {
+        lock(&self.state).written = generation;
+        self.to_sync.notify_one();
+    }
+
+    fn stop_sync(&self) {
+        lock(&self.state).sync_stop = true;
+        self.to_sync.notify_one();
+    }
+
+    fn publish(&self, generation: u64) {
+        lock(&self.state).durable = generation;
+        self.flushed.notify_all();
+        self.done.send_replace(generation);
+    }
+
+    fn full(&self, batch: &WriteSet) -> bool {
+        batch.entries() >= self.limits.max_entries || batch.bytes() >= self.limits.max_bytes
+    }
 }
 
 pub(crate) struct GroupCommit {
     shared: Arc<Shared>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    trees: Vec<sled::Tree>,
+    db: sled::Db,
+    threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl GroupCommit {
-    pub(crate) fn start(db: sled::Db, log: Arc<File>) -> GroupCommit {
+    pub(crate) fn start(
+        db: sled::Db,
+        trees: Vec<sled::Tree>,
+        log: Arc<File>,
+        limits: BatchLimits,
+    ) -> GroupCommit {
         let (done, _) = watch::channel(0);
         let shared = Arc::new(Shared {
+            writer: Mutex::new(Writer::default()),
+            work: Condvar::new(),
+            room: Condvar::new(),
+            committed: AtomicU64::new(0),
+            limits,
             state: Mutex::new(State::default()),
-            wake: Condvar::new(),
+            to_sync: Condvar::new(),
             flushed: Condvar::new(),
             done,
+            #[cfg(test)]
+            hooked: Condvar::new(),
         });
-        let worker = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("storage-flush".into())
-            .spawn(move || flush_loop(&worker, &db, &log))
-            .expect("spawning the flush thread");
+        let committer = {
+            let shared = Arc::clone(&shared);
+            let (db, trees) = (db.clone(), trees.clone());
+            std::thread::Builder::new()
+                .name("storage-commit".into())
+                .spawn(move || {
+                    commit_loop(&shared, &db, &trees);
+                    shared.stop_sync();
+                })
+                .expect("spawning the commit thread")
+        };
+        let syncer = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("storage-sync".into())
+                .spawn(move || sync_loop(&shared, &log))
+                .expect("spawning the sync thread")
+        };
         GroupCommit {
             shared,
-            thread: Mutex::new(Some(thread)),
+            trees,
+            db,
+            threads: Mutex::new(vec![committer, syncer]),
         }
     }
 
-    /// Registers a writer whose transaction has committed; the returned generation is
-    /// durable once `flushed >= generation`.
-    fn request(&self) -> Result<u64> {
-        let mut st = self.shared.state.lock().expect("flush state poisoned");
-        if let Some(msg) = &st.failed {
-            return Err(Error::Flush(msg.clone()));
+    /// Runs `f` under the writer lock and, if it returns `Ok` with writes, adds them to
+    /// the open batch. Waits first while the open batch is full.
+    pub(crate) fn transact<R, E>(
+        &self,
+        f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
+    ) -> std::result::Result<R, TxError<E>> {
+        let shared = &*self.shared;
+        let mut w = lock(&shared.writer);
+        loop {
+            if let Some(msg) = shared.failure() {
+                return Err(TxError::Storage(Error::Flush(msg)));
+            }
+            if !shared.full(&w.open) {
+                break;
+            }
+            #[cfg(test)]
+            tests::waiting_for_room(shared, &mut w);
+            w = shared.room.wait(w).unwrap_or_else(|e| e.into_inner());
         }
-        st.requested += 1;
-        let generation = st.requested;
-        drop(st);
-        self.shared.wake.notify_one();
-        Ok(generation)
+        let layers = Layers {
+            open: &w.open,
+            committing: w.committing.as_deref(),
+            trees: &self.trees,
+            db: &self.db,
+        };
+        let (r, writes) = txn::run(layers, f)?;
+        if !writes.is_empty() {
+            let was_idle = w.open.is_empty();
+            w.open.merge(writes);
+            let generation = shared.committed.load(Ordering::Relaxed) + 1;
+            shared.committed.store(generation, Ordering::Release);
+            w.open_gen = generation;
+            drop(w);
+            if was_idle {
+                shared.work.notify_one();
+            }
+        }
+        Ok(r)
     }
 
-    fn outcome(&self, generation: u64) -> Option<Result<()>> {
-        let st = self.shared.state.lock().expect("flush state poisoned");
-        if st.flushed >= generation {
+    /// The generation a durable wait started now must reach, or the sticky failure.
+    fn target(&self) -> Result<u64> {
+        let target = self.shared.committed.load(Ordering::Acquire);
+        match self.shared.failure() {
+            Some(msg) => Err(Error::Flush(msg)),
+            None => Ok(target),
+        }
+    }
+
+    fn outcome(&self, target: u64) -> Option<Result<()>> {
+        let st = lock(&self.shared.state);
+        if st.durable >= target {
             Some(Ok(()))
-        } else if let Some(msg) = &st.failed {
-            Some(Err(Error::Flush(msg.clone())))
-        } else if st.stop {
-            Some(Err(Error::Flush("store is shutting down".into())))
         } else {
-            None
+            st.failed.as_ref().map(|msg| Err(Error::Flush(msg.clone())))
         }
     }
 
     pub(crate) async fn wait_durable(&self) -> Result<()> {
         let mut rx = self.shared.done.subscribe();
-        let generation = self.request()?;
+        let target = self.target()?;
         loop {
-            if let Some(out) = self.outcome(generation) {
+            if let Some(out) = self.outcome(target) {
                 return out;
             }
             if rx.changed().await.is_err() {
-                return Err(Error::Flush("flush thread stopped".into()));
+                return Err(Error::Flush("commit thread stopped".into()));
             }
         }
     }
 
     pub(crate) fn wait_durable_blocking(&self) -> Result<()> {
-        let generation = self.request()?;
-        let mut st = self.shared.state.lock().expect("flush state poisoned");
+        let target = self.target()?;
+        let mut st = lock(&self.shared.state);
         loop {
-            if st.flushed >= generation {
+            if st.durable >= target {
                 return Ok(());
             }
             if let Some(msg) = &st.failed {
                 return Err(Error::Flush(msg.clone()));
             }
-            st = self.shared.flushed.wait(st).expect("flush state poisoned");
+            st = self
+                .shared
+                .flushed
+                .wait(st)
+                .unwrap_or_else(|e| e.into_inner());
         }
     }
 
     pub(crate) fn failure(&self) -> Option<String> {
-        self.shared.state.lock().ok()?.failed.clone()
+        self.shared.failure()
     }
 
     pub(crate) fn fail(&self, msg: String) {
-        let mut st = self.shared.state.lock().expect("flush state poisoned");
-        st.failed = Some(msg);
-        drop(st);
-        self.shared.wake.notify_all();
-        self.shared.flushed.notify_all();
-        self.shared.done.send_modify(|_| {});
+        self.shared.fail(msg);
     }
 
-    /// Stops the thread after a last flush of everything requested so far.
+    /// Stops the threads after committing and syncing whatever is open.
     pub(crate) fn stop(&self) {
-        if let Ok(mut st) = self.shared.state.lock() {
-            st.stop = true;
-        }
-        self.shared.wake.notify_all();
-        self.shared.flushed.notify_all();
-        if let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+        lock(&self.shared.writer).stop = true;
+        self.shared.work.notify_all();
+        // The commit thread first: it stops the sync thread once it has nothing left.
+        for t in lock(&self.threads).drain(..) {
             let _ = t.join();
         }
     }
@@ -146,26 +296,366 @@ pub(crate) fn sync(db: &sled::Db, log: &File) -> Result<()> {
         .map_err(|e| Error::Engine(format!("fdatasync of the log: {e}")))
 }
 
-fn flush_loop(shared: &Shared, db: &sled::Db, log: &File) {
+/// Marks the store failed if a storage thread unwinds, so no waiter hangs on it.
+struct PanicGuard<'a>(&'a Shared);
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.fail("a storage thread panicked".into());
+        }
+    }
+}
+
+/// Takes each open batch, applies it and has sled write it to the log, then hands it to
+/// the sync thread. While that fdatasyncs, the next batch is already being applied.
+fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree]) {
+    let _guard = PanicGuard(shared);
     loop {
-        let target = {
-            let mut st = shared.state.lock().expect("flush state poisoned");
-            while st.requested == st.flushed && !st.stop && st.failed.is_none() {
-                st = shared.wake.wait(st).expect("flush state poisoned");
+        let (batch, generation, inject) = {
+            let mut w = lock(&shared.writer);
+            loop {
+                if shared.failure().is_some() {
+                    // Nothing is acknowledged after a failure: drop what is open.
+                    w.open = WriteSet::default();
+                    return;
+                }
+                #[cfg(test)]
+                let held = w.hooks.hold_before_take && !w.stop;
+                #[cfg(not(test))]
+                let held = false;
+                if !w.open.is_empty() && !held {
+                    break;
+                }
+                if w.stop {
+                    return;
+                }
+                w = shared.work.wait(w).unwrap_or_else(|e| e.into_inner());
             }
-            if st.failed.is_some() || (st.stop && st.requested == st.flushed) {
+            let batch = Arc::new(std::mem::take(&mut w.open));
+            let generation = w.open_gen;
+            w.committing = Some(Arc::clone(&batch));
+            // The next batch starts filling while this one is applied and flushed.
+            shared.room.notify_all();
+            #[cfg(test)]
+            let (_w, inject) = tests::before_apply(shared, w);
+            #[cfg(not(test))]
+            let inject: Option<String> = None;
+            (batch, generation, inject)
+        };
+        let applied = match inject {
+            Some(msg) => Err(Error::Engine(msg)),
+            None => txn::apply(trees, &batch),
+        };
+        if let Err(e) = &applied {
+            shared.fail(e.to_string());
+        }
+        // sled holds the batch now (or the store has failed): read through to it.
+        lock(&shared.writer).committing = None;
+        drop(batch);
+        if applied.is_err() {
+            return;
+        }
+        match db.flush() {
+            Ok(_) => shared.written(generation),
+            Err(e) => {
+                shared.fail(Error::from(e).to_string());
                 return;
             }
-            st.requested
-        };
-        let result = sync(db, log);
-        let mut st = shared.state.lock().expect("flush state poisoned");
-        match result {
-            Ok(_) => st.flushed = target,
-            Err(e) => st.failed = Some(e.to_string()),
         }
-        drop(st);
-        shared.flushed.notify_all();
-        shared.done.send_replace(target);
+    }
+}
+
+/// fdatasyncs the log whenever sled has written a new batch to it (see [`sync`]); one
+/// fdatasync covers every batch written before it starts.
+fn sync_loop(shared: &Shared, log: &File) {
+    let _guard = PanicGuard(shared);
+    loop {
+        let target = {
+            let mut st = lock(&shared.state);
+            loop {
+                if st.failed.is_some() {
+                    return;
+                }
+                if st.written > st.durable {
+                    break st.written;
+                }
+                if st.sync_stop {
+                    return;
+                }
+                st = shared.to_sync.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        match log.sync_data() {
+            Ok(()) => shared.publish(target),
+            Err(e) => {
+                shared.fail(format!("fdatasync of the log: {e}"));
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Hooks that stop the committer at a chosen point, so tests can see batches that
+    //! are open or being applied without sleeping, and tests that use them.
+
+    use super::*;
+    use crate::records::NewEvent;
+    use crate::tables::{Meta, Outbox};
+    use crate::txn::abort;
+    use crate::{Store, StoreConfig};
+
+    #[derive(Default)]
+    pub(super) struct Hooks {
+        /// The committer leaves the open batch alone.
+        pub(super) hold_before_take: bool,
+        /// The committer stops after taking a batch, before applying it.
+        pub(super) hold_before_apply: bool,
+        /// The next batch fails to apply with this message.
+        pub(super) fail_next: Option<String>,
+        /// How many times a writer has waited for room.
+        pub(super) waited_for_room: usize,
+    }
+
+    pub(super) fn waiting_for_room(shared: &Shared, w: &mut Writer) {
+        w.hooks.waited_for_room += 1;
+        shared.hooked.notify_all();
+    }
+
+    pub(super) fn before_apply<'a>(
+        shared: &'a Shared,
+        mut w: MutexGuard<'a, Writer>,
+    ) -> (MutexGuard<'a, Writer>, Option<String>) {
+        shared.hooked.notify_all();
+        while w.hooks.hold_before_apply && !w.stop {
+            w = shared.work.wait(w).unwrap();
+        }
+        let inject = w.hooks.fail_next.take();
+        (w, inject)
+    }
+
+    impl GroupCommit {
+        fn hooks(&self, set: impl FnOnce(&mut Hooks)) {
+            set(&mut lock(&self.shared.writer).hooks);
+            self.shared.work.notify_all();
+        }
+
+        fn wait_until(&self, reached: impl Fn(&Writer) -> bool) {
+            let mut w = lock(&self.shared.writer);
+            while !reached(&w) {
+                w = self.shared.hooked.wait(w).unwrap();
+            }
+        }
+    }
+
+    fn open(dir: &std::path::Path, limits: BatchLimits) -> Store {
+        let config = StoreConfig {
+            cache_capacity_bytes: 8 * 1024 * 1024,
+        };
+        Store::open_with_limits(dir, &config, limits).unwrap()
+    }
+
+    fn event(data: &str) -> NewEvent {
+        NewEvent {
+            id: format!("evt_{data}"),
+            kind: "test.written".into(),
+            timestamp: "2025-01-01T00:00:00Z".into(),
+            data_json: data.into(),
+        }
+    }
+
+    fn meta(store: &Store, key: &str) -> Option<u64> {
+        store.get::<Meta>(&key.to_string()).unwrap()
+    }
+
+    fn put(store: &Store, key: &str, value: u64) {
+        store
+            .transact(|tx| {
+                tx.insert::<Meta>(&key.to_string(), &value)?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn closures_see_the_open_batch_and_an_abort_drops_only_its_own_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), BatchLimits::default());
+        let commits = &store.inner.commits;
+        commits.hooks(|h| h.hold_before_take = true);
+
+        store
+            .transact(|tx| {
+                tx.insert::<Meta>(&"a".into(), &1)?;
+                tx.emit(event("a"))?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+        // Committed but not applied: plain reads do not see it yet, closures do.
+        assert_eq!(meta(&store, "a"), None);
+        let seen = store
+            .transact(|tx| {
+                let a = tx.get::<Meta>(&"a".into())?;
+                tx.insert::<Meta>(&"b".into(), &(a.unwrap_or(0) + 1))?;
+                Ok::<_, Abort<()>>(a)
+            })
+            .unwrap();
+        assert_eq!(seen, Some(1));
+
+        let aborted = store.transact(|tx| {
+            tx.insert::<Meta>(&"a".into(), &99)?;
+            tx.remove::<Meta>(&"b".into())?;
+            tx.insert::<Meta>(&"c".into(), &3)?;
+            tx.emit(event("c"))?;
+            assert_eq!(tx.get::<Meta>(&"a".into())?, Some(99));
+            assert!(!tx.contains::<Meta>(&"b".into())?);
+            abort::<(), _>("refused")
+        });
+        assert!(matches!(aborted, Err(TxError::Aborted("refused"))));
+
+        store
+            .transact(|tx| {
+                assert_eq!(tx.get::<Meta>(&"a".into())?, Some(1));
+                assert_eq!(tx.get::<Meta>(&"b".into())?, Some(2));
+                assert!(!tx.contains::<Meta>(&"c".into())?);
+                tx.insert::<Meta>(&"d".into(), &4)?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+        // Every write above waits in one open batch.
+        commits.wait_until(|w| w.committing.is_none() && w.open.entries() == 4);
+
+        commits.hooks(|h| h.hold_before_take = false);
+        store.durable_blocking().unwrap();
+        assert_eq!(meta(&store, "a"), Some(1));
+        assert_eq!(meta(&store, "b"), Some(2));
+        assert_eq!(meta(&store, "c"), None);
+        assert_eq!(meta(&store, "d"), Some(4));
+        let events: Vec<String> = store
+            .iter::<Outbox>()
+            .map(|r| r.unwrap().1.data_json)
+            .collect();
+        assert_eq!(events, vec!["a".to_string()]);
+    }
+
+    #[test]
+    fn closures_read_through_the_batch_being_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), BatchLimits::default());
+        let commits = &store.inner.commits;
+        commits.hooks(|h| h.hold_before_apply = true);
+
+        put(&store, "a", 1);
+        commits.wait_until(|w| w.committing.is_some());
+        assert_eq!(meta(&store, "a"), None);
+        store
+            .transact(|tx| {
+                let a = tx.get::<Meta>(&"a".into())?.unwrap();
+                tx.insert::<Meta>(&"b".into(), &(a + 1))?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+
+        commits.hooks(|h| h.hold_before_apply = false);
+        store.durable_blocking().unwrap();
+        assert_eq!(meta(&store, "a"), Some(1));
+        assert_eq!(meta(&store, "b"), Some(2));
+    }
+
+    fn tiny() -> BatchLimits {
+        BatchLimits {
+            max_entries: 2,
+            max_bytes: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn a_full_batch_makes_writers_wait_until_the_committer_takes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), tiny());
+        let commits = &store.inner.commits;
+        commits.hooks(|h| h.hold_before_take = true);
+        put(&store, "a", 1);
+        put(&store, "b", 2);
+
+        let writer = {
+            let store = store.clone();
+            std::thread::spawn(move || put(&store, "c", 3))
+        };
+        commits.wait_until(|w| w.hooks.waited_for_room == 1);
+        // The waiting writer has not run its closure.
+        commits.wait_until(|w| w.open.entries() == 2);
+
+        commits.hooks(|h| h.hold_before_take = false);
+        writer.join().unwrap();
+        store.durable_blocking().unwrap();
+        for (k, v) in [("a", 1), ("b", 2), ("c", 3)] {
+            assert_eq!(meta(&store, k), Some(v));
+        }
+    }
+
+    #[test]
+    fn a_failure_wakes_writers_waiting_for_room() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), tiny());
+        let commits = &store.inner.commits;
+        commits.hooks(|h| h.hold_before_take = true);
+        put(&store, "a", 1);
+        put(&store, "b", 2);
+        let writer = {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                store.transact(|tx| {
+                    tx.insert::<Meta>(&"c".into(), &3)?;
+                    Ok::<_, Abort<()>>(())
+                })
+            })
+        };
+        commits.wait_until(|w| w.hooks.waited_for_room == 1);
+        store.mark_failed("disk gone");
+        assert!(matches!(
+            writer.join().unwrap(),
+            Err(TxError::Storage(Error::Flush(m))) if m == "disk gone"
+        ));
+    }
+
+    #[test]
+    fn a_failed_apply_fails_its_waiters_and_everything_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = open(dir.path(), BatchLimits::default());
+            put(&store, "before", 1);
+            store.durable_blocking().unwrap();
+
+            let commits = &store.inner.commits;
+            commits.hooks(|h| {
+                h.hold_before_apply = true;
+                h.fail_next = Some("injected apply failure".into());
+            });
+            put(&store, "lost", 2);
+            let waiter = {
+                let store = store.clone();
+                std::thread::spawn(move || store.durable_blocking())
+            };
+            commits.wait_until(|w| w.committing.is_some());
+            commits.hooks(|h| h.hold_before_apply = false);
+
+            let is_injected =
+                |r: Result<()>| matches!(r, Err(Error::Flush(m)) if m.contains("injected"));
+            assert!(is_injected(waiter.join().unwrap()));
+            // Sticky: every later transaction, wait and health check fails too.
+            assert!(is_injected(store.durable_blocking()));
+            assert!(is_injected(store.check()));
+            assert!(matches!(
+                store.transact(|_| Ok::<_, Abort<()>>(())),
+                Err(TxError::Storage(Error::Flush(_)))
+            ));
+        }
+        let store = open(dir.path(), BatchLimits::default());
+        store.check().unwrap();
+        assert_eq!(meta(&store, "before"), Some(1));
+        assert_eq!(meta(&store, "lost"), None);
     }
 }

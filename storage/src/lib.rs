@@ -1,6 +1,17 @@
 //! fulfilld's persistence. The only crate that imports sled: typed tables with bincode
 //! values and big-endian keys, atomic multi-table transactions that carry their outbox
-//! events, and group commit so a write is acknowledged only once it is on disk.
+//! events, and batched group commit so a write is acknowledged only once it is on disk.
+//!
+//! # Visibility
+//!
+//! Transaction closures run one at a time. A closure sees every write of the closures
+//! that returned `Ok` before it, durable or not. Plain reads ([`Store::get`],
+//! [`Store::iter`], [`Store::scan_prefix`], [`Store::range`], [`Store::keys`],
+//! [`Store::keys_with_prefix`]) read sled, which receives a committed closure's writes
+//! when the commit thread applies its batch, a moment after [`Store::transact`] returns
+//! and always before [`Store::durable`] returns. So a caller that wants to read its own
+//! write through a plain read calls [`Store::durable`] first; the server does anyway,
+//! before it answers.
 
 mod codec;
 mod error;
@@ -17,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{Error, Result, TxError};
+pub use group_commit::BatchLimits;
 pub use keys::Key;
 pub use records::*;
 pub use schema::CURRENT as SCHEMA_VERSION;
@@ -48,16 +60,14 @@ pub struct Store {
 
 struct Inner {
     db: sled::Db,
-    /// sled's log file, opened again to `fdatasync` it (see [`group_commit::sync`]).
-    log: Arc<File>,
     trees: Vec<sled::Tree>,
     commits: GroupCommit,
 }
 
 impl Drop for Inner {
+    /// Commits and flushes whatever is open, then stops the commit thread.
     fn drop(&mut self) {
         self.commits.stop();
-        let _ = self.db.flush();
     }
 }
 
@@ -65,6 +75,15 @@ impl Store {
     /// Opens (or creates) the database in `dir` and brings its schema up to date.
     /// Fails if another process holds it.
     pub fn open(dir: &Path, config: &StoreConfig) -> Result<Store> {
+        Store::open_with_limits(dir, config, BatchLimits::default())
+    }
+
+    /// [`Store::open`] with explicit bounds on the open batch (tests use tiny ones).
+    pub fn open_with_limits(
+        dir: &Path,
+        config: &StoreConfig,
+        limits: BatchLimits,
+    ) -> Result<Store> {
         let db = sled::Config::new()
             .path(dir)
             .cache_capacity(config.cache_capacity_bytes)
@@ -77,16 +96,13 @@ impl Store {
         schema::upgrade(&db, &trees[tables::Meta::INDEX])?;
         let io = |e: std::io::Error| Error::Engine(e.to_string());
         let log = Arc::new(File::open(dir.join("db")).map_err(io)?);
-        // Persist the directory entries of files sled created on a first open.
+        // The schema write above was flushed by sled only (no fdatasync); persist it and
+        // the directory entries of files sled created on a first open.
+        group_commit::sync(&db, &log)?;
         File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-        let commits = GroupCommit::start(db.clone(), Arc::clone(&log));
+        let commits = GroupCommit::start(db.clone(), trees.clone(), log, limits);
         Ok(Store {
-            inner: Arc::new(Inner {
-                db,
-                log,
-                trees,
-                commits,
-            }),
+            inner: Arc::new(Inner { db, trees, commits }),
         })
     }
 
@@ -94,17 +110,23 @@ impl Store {
         &self.inner.trees[T::INDEX]
     }
 
-    /// Runs `f` atomically over all tables (re-running it on conflict). The result is
-    /// visible at once but durable only after [`Store::durable`].
+    /// Runs `f` atomically over all tables, exactly once, while no other closure runs;
+    /// waits first if the open batch is full. On `Ok` its writes join the open batch:
+    /// later closures see them at once, plain reads once the batch is applied (see the
+    /// crate docs), and they are durable only after [`Store::durable`]. On abort or
+    /// failure nothing is written. Fails with [`Error::Flush`] once the store has failed.
+    ///
+    /// `f` must not call back into the store's transactions or durable waits (it holds
+    /// the writer lock), nor do network IO.
     pub fn transact<R, E>(
         &self,
-        f: impl Fn(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
+        f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
     ) -> std::result::Result<R, TxError<E>> {
-        txn::run(&self.inner.trees, f)
+        self.inner.commits.transact(f)
     }
 
-    /// Waits until everything committed before this call is flushed to disk. Concurrent
-    /// callers share one flush.
+    /// Waits until everything committed (every `transact` that returned `Ok`) before this
+    /// call is applied and flushed to disk. Concurrent callers share one flush.
     pub async fn durable(&self) -> Result<()> {
         self.inner.commits.wait_durable().await
     }
@@ -159,13 +181,21 @@ impl Store {
             .map(decode_key::<T>)
     }
 
-    /// Removes a record outside a transaction (housekeeping such as expiry pruning).
+    /// Removes a record outside a caller's transaction (housekeeping such as expiry
+    /// pruning). It goes through the writer like any transaction, so it is ordered after
+    /// every write committed before it; plain reads see it once its batch is applied.
     pub fn remove<T: Table>(&self, key: &T::Key) -> Result<()> {
-        self.tree::<T>().remove(key.encode())?;
-        Ok(())
+        self.transact(|tx| {
+            tx.remove::<T>(key)?;
+            Ok::<_, Abort<std::convert::Infallible>>(())
+        })
+        .map_err(|e| match e {
+            TxError::Storage(e) => e,
+            TxError::Aborted(never) => match never {},
+        })
     }
 
-    /// Cheap liveness check for `/health`: the flusher has not failed and a read works.
+    /// Cheap liveness check for `/health`: the committer has not failed and a read works.
     pub fn check(&self) -> Result<()> {
         if let Some(msg) = self.inner.commits.failure() {
             return Err(Error::Flush(msg));
@@ -174,15 +204,16 @@ impl Store {
         Ok(())
     }
 
-    /// Marks the store failed, as a failed fsync would: every later durable write and
-    /// health check reports the failure. Used by operators' drills and tests.
+    /// Marks the store failed, as a failed fsync would: every later transaction, durable
+    /// wait and health check reports the failure. Used by operators' drills and tests.
     pub fn mark_failed(&self, reason: &str) {
         self.inner.commits.fail(reason.to_string());
     }
 
-    /// Synchronously flushes everything written so far.
+    /// Synchronously makes everything committed so far durable ([`Store::durable`] for
+    /// callers outside a runtime, under its old name).
     pub fn flush(&self) -> Result<()> {
-        group_commit::sync(&self.inner.db, &self.inner.log)
+        self.durable_blocking()
     }
 
     /// Bytes the database occupies on disk.

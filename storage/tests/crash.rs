@@ -1,15 +1,17 @@
 //! The crash test: re-executes this binary as a writer process, SIGKILLs it mid-write and
-//! checks that every acknowledged durable write (and its outbox event) survived. Its own
-//! test binary, so no other test forks while it holds sled's file lock.
+//! checks that every acknowledged write survived and that batches are atomic across
+//! trees. Its own test binary, so no other test forks while it holds sled's file lock.
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{event_keys, open, records_with_prefix, write_with_event};
+use common::{event, open, records_with_prefix};
+use storage::tables::{ApiKeys, Meta, Outbox};
+use storage::{abort, Abort, Store};
 
 /// Set in the child process: the database directory the writer should use.
 const WRITER_DIR_ENV: &str = "STORAGE_CRASH_TEST_WRITER_DIR";
@@ -18,6 +20,91 @@ const WRITER_ROUND_ENV: &str = "STORAGE_CRASH_TEST_WRITER_ROUND";
 const WRITER_THREADS: usize = 4;
 const WRITER_TASKS: usize = 8;
 const CRASH_TEST: &str = "acknowledged_writes_survive_sigkill";
+/// `Meta` key counting committed writes; each record stores its count.
+const COUNTER: &str = "count/crash";
+
+/// One write over three trees: bumps the commit counter, stores record `key` holding the
+/// new count, its index entry in `ApiKeys` and its outbox event. Every fifth write is
+/// first attempted by a closure that writes the same way (under `crash-aborted/`) and
+/// aborts: none of it may ever be seen, and it must not disturb the batch it ran in.
+fn write_counted(store: &Store, key: &str, i: u64) {
+    let write = |tx: &storage::Tx<'_>, key: &str| {
+        let n = tx.get::<Meta>(&COUNTER.to_string())?.unwrap_or(0) + 1;
+        tx.insert::<Meta>(&COUNTER.to_string(), &n)?;
+        tx.insert::<Meta>(&key.to_string(), &n)?;
+        tx.insert::<ApiKeys>(&key.as_bytes().to_vec(), &key.to_string())?;
+        tx.emit(event("test.written", key))?;
+        Ok::<_, storage::TxFail>(())
+    };
+    if i % 5 == 4 {
+        let aborted = format!("crash-aborted/{}", &key["crash/".len()..]);
+        let r = store.transact(|tx| {
+            write(tx, &aborted)?;
+            abort::<(), _>(())
+        });
+        assert!(matches!(r, Err(storage::TxError::Aborted(()))));
+    }
+    store
+        .transact(|tx| Ok::<_, Abort<()>>(write(tx, key)?))
+        .expect("commit");
+}
+
+/// Checks what a crash left: the survivors are exactly the first `count` commits (batches
+/// are applied whole and in commit order), each with its index entry and exactly one
+/// event, events in commit order, and nothing of an aborted closure. Returns the records.
+fn check_recovered(store: &Store) -> BTreeMap<String, u64> {
+    let count = store
+        .get::<Meta>(&COUNTER.to_string())
+        .unwrap()
+        .unwrap_or(0);
+    let records = records_with_prefix(store, "crash/");
+    let mut counts: Vec<u64> = records.values().copied().collect();
+    counts.sort_unstable();
+    assert_eq!(
+        counts,
+        (1..=count).collect::<Vec<_>>(),
+        "not a prefix of commits"
+    );
+
+    let index: BTreeMap<String, String> = store
+        .scan_prefix::<ApiKeys>(b"crash")
+        .map(|r| {
+            let (k, v) = r.unwrap();
+            (String::from_utf8(k).unwrap(), v)
+        })
+        .collect();
+    assert!(index.iter().all(|(k, v)| k == v));
+    assert_eq!(
+        index.keys().collect::<Vec<_>>(),
+        records.keys().collect::<Vec<_>>()
+    );
+
+    // Outbox order is sequence order; it must be commit order, one event per record.
+    let events: Vec<String> = store
+        .iter::<Outbox>()
+        .map(|r| r.unwrap().1.data_json)
+        .filter(|k| k.starts_with("crash"))
+        .collect();
+    let order: Vec<u64> = events
+        .iter()
+        .map(|k| {
+            *records
+                .get(k)
+                .unwrap_or_else(|| panic!("event {k} has no record"))
+        })
+        .collect();
+    assert_eq!(
+        order,
+        (1..=count).collect::<Vec<_>>(),
+        "events out of commit order"
+    );
+    assert_eq!(
+        store.scan_prefix::<Meta>(b"crash-aborted/").count(),
+        0,
+        "an aborted write survived"
+    );
+    records
+}
 
 /// Child mode: write forever, printing `ACK <key>` for each write only after its durable
 /// wait returned: async tasks on a 2-worker tokio runtime (the server's shape) use
@@ -36,7 +123,7 @@ fn run_writer(dir: &Path, round: &str) -> ! {
             std::thread::spawn(move || {
                 for i in 0u64.. {
                     let key = format!("crash/{round}/thread{t}/{i:08}");
-                    write_with_event(&store, &key, i);
+                    write_counted(&store, &key, i);
                     store.durable_blocking().expect("durable commit");
                     ack(&key);
                 }
@@ -55,7 +142,7 @@ fn run_writer(dir: &Path, round: &str) -> ! {
                 tokio::spawn(async move {
                     for i in 0u64.. {
                         let key = format!("crash/{round}/task{t}/{i:08}");
-                        write_with_event(&store, &key, i);
+                        write_counted(&store, &key, i);
                         store.durable().await.expect("durable commit");
                         ack(&key);
                     }
@@ -123,16 +210,10 @@ fn acknowledged_writes_survive_sigkill() {
         assert!(got.len() >= acks);
 
         let store = open(dir.path());
-        let records = records_with_prefix(&store, "crash/");
+        let records = check_recovered(&store);
         for key in acked.iter().chain(&got) {
             assert!(records.contains_key(key), "acknowledged write {key} lost");
         }
-        // Atomicity across the crash: no record without its event, no event without it.
-        let events: BTreeSet<String> = event_keys(&store)
-            .into_iter()
-            .filter(|k| k.starts_with("crash/"))
-            .collect();
-        assert_eq!(events, records.keys().cloned().collect::<BTreeSet<_>>());
         acked.extend(got);
     }
     assert!(acked.len() >= 380);

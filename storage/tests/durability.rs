@@ -1,13 +1,26 @@
 //! Integration tests of durable commit in one process: concurrent group-commit waiters
-//! (async and blocking), reopening after them, and failure reporting.
+//! (async and blocking), reopening after them, backpressure, and failure reporting.
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use common::{event_keys, open, records_with_prefix, temp_store, write_with_event};
+use common::{event, event_keys, open, records_with_prefix, temp_store, write_with_event};
 use storage::tables::Meta;
-use storage::Error;
+use storage::{Abort, BatchLimits, Error, Store, TxError};
+
+/// Commits a record and its event like [`write_with_event`], returning the outcome.
+fn try_write(store: &Store, key: &str, value: u64) -> Result<(), TxError<()>> {
+    store.transact(|tx| {
+        tx.insert::<Meta>(&key.to_string(), &value)?;
+        tx.emit(event("test.written", key))?;
+        Ok::<_, Abort<()>>(())
+    })
+}
+
+fn is_flush_error<E: std::fmt::Debug>(r: &Result<(), TxError<E>>, want: &str) -> bool {
+    matches!(r, Err(TxError::Storage(Error::Flush(m))) if m.contains(want))
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_async_and_blocking_writers_all_become_durable() {
@@ -87,7 +100,11 @@ async fn a_failed_store_refuses_every_durable_wait_and_health_check() {
 
     let other_handle = store.clone();
     store.mark_failed("x: simulated fsync EIO");
-    write_with_event(&store, "after", 2);
+    // A failed store takes no new transactions (they could never be acknowledged).
+    assert!(is_flush_error(
+        &try_write(&store, "after", 2),
+        "simulated fsync EIO"
+    ));
 
     match store.durable().await {
         Err(Error::Flush(msg)) => assert!(msg.contains("simulated fsync EIO"), "{msg}"),
@@ -111,6 +128,7 @@ async fn a_failed_store_refuses_every_durable_wait_and_health_check() {
     store.check().unwrap();
     store.durable().await.unwrap();
     assert_eq!(store.get::<Meta>(&"before".into()).unwrap(), Some(1));
+    assert_eq!(store.get::<Meta>(&"after".into()).unwrap(), None);
 }
 
 #[test]
@@ -121,12 +139,66 @@ fn concurrent_blocking_waiters_on_a_failed_store_all_return() {
         .map(|i| {
             let store = store.clone();
             std::thread::spawn(move || {
-                write_with_event(&store, &format!("k{i}"), i);
-                store.durable_blocking()
+                (
+                    try_write(&store, &format!("k{i}"), i),
+                    store.durable_blocking(),
+                )
             })
         })
         .collect();
     for h in handles {
-        assert!(matches!(h.join().unwrap(), Err(Error::Flush(m)) if m == "disk gone"));
+        let (written, durable) = h.join().unwrap();
+        assert!(is_flush_error(&written, "disk gone"), "{written:?}");
+        assert!(matches!(durable, Err(Error::Flush(m)) if m == "disk gone"));
     }
+}
+
+/// With a batch bound of one entry, every write of 8 threads (half of them never wait for
+/// durability, so only the bound holds them back) and one closure larger than the bound
+/// all complete.
+#[test]
+fn writers_held_back_by_a_tiny_batch_bound_all_complete() {
+    const THREADS: u64 = 8;
+    const PER_THREAD: u64 = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let limits = BatchLimits {
+        max_entries: 1,
+        max_bytes: 1,
+    };
+    let store = Store::open_with_limits(dir.path(), &common::config(), limits).unwrap();
+    let handles: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                for i in 0..PER_THREAD {
+                    write_with_event(&store, &format!("bp/{t}/{i:03}"), i);
+                    if t % 2 == 0 {
+                        store.durable_blocking().unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    store
+        .transact(|tx| {
+            for i in 0..100u64 {
+                tx.insert::<Meta>(&format!("big/{i:03}"), &i)?;
+            }
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+    for h in handles {
+        h.join().unwrap();
+    }
+    store.durable_blocking().unwrap();
+    drop(store);
+
+    let store = open(dir.path());
+    let records = records_with_prefix(&store, "bp/");
+    assert_eq!(records.len() as u64, THREADS * PER_THREAD);
+    assert_eq!(records_with_prefix(&store, "big/").len(), 100);
+    assert_eq!(
+        event_keys(&store),
+        records.keys().cloned().collect::<BTreeSet<_>>()
+    );
 }

@@ -1,5 +1,7 @@
 //! Integration tests of the store's data path on real sled: multi-table transactions and
 //! aborts, the outbox, concurrent read-modify-write, schema versioning and key ordering.
+//! Plain reads see a transaction once its batch is applied, so tests that read their own
+//! writes back through `Store::get`/`iter`/`scan_prefix` call `durable_blocking()` first.
 
 mod common;
 
@@ -45,6 +47,7 @@ fn aborted_transaction_writes_nothing_in_any_table() {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
+    store.durable_blocking().unwrap();
     let events_before = outbox(&store).len();
 
     let result = store.transact(|tx| {
@@ -63,6 +66,7 @@ fn aborted_transaction_writes_nothing_in_any_table() {
         Err(TxError::Aborted(e)) => assert_eq!(e, Refused { code: 409 }),
         other => panic!("expected Aborted, got {other:?}"),
     }
+    store.durable_blocking().unwrap();
     assert_eq!(store.get::<Clients>(&"c1".into()).unwrap(), None);
     assert_eq!(store.get::<ApiKeys>(&b"key-1".to_vec()).unwrap(), None);
     assert_eq!(store.get::<Meta>(&"clients".into()).unwrap(), Some(1));
@@ -105,6 +109,7 @@ fn committed_transaction_writes_every_table_and_returns_the_closure_value() {
             Ok::<_, Abort<()>>(tx.emit(event("client.created", "{\"id\":\"c1\"}"))?)
         })
         .unwrap();
+    store.durable_blocking().unwrap();
 
     assert_eq!(
         store.get::<Clients>(&"c1".into()).unwrap(),
@@ -154,6 +159,7 @@ fn corrupt_record_fails_the_transaction_as_storage_error_and_writes_nothing() {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
+    store.durable_blocking().unwrap();
 
     assert!(matches!(
         store.get::<Meta>(&"broken".into()),
@@ -171,6 +177,7 @@ fn corrupt_record_fails_the_transaction_as_storage_error_and_writes_nothing() {
         ),
         "{result:?}"
     );
+    store.durable_blocking().unwrap();
     assert_eq!(store.get::<Clients>(&"c1".into()).unwrap(), None);
 }
 
@@ -206,6 +213,7 @@ fn concurrent_read_modify_write_loses_no_update() {
             assert!(seen.insert(v), "two increments both produced {v}");
         }
     }
+    store.durable_blocking().unwrap();
 
     let total = THREADS * PER_THREAD;
     assert_eq!(store.get::<Meta>(&key).unwrap(), Some(total));
@@ -223,6 +231,7 @@ fn outbox_event_commits_with_its_change_and_never_without_it() {
         abort::<(), _>("duplicate")
     });
     assert!(matches!(aborted, Err(TxError::Aborted("duplicate"))));
+    store.durable_blocking().unwrap();
     assert!(outbox(&store).is_empty());
     assert_eq!(store.get::<Clients>(&"c0".into()).unwrap(), None);
 
@@ -239,6 +248,7 @@ fn outbox_event_commits_with_its_change_and_never_without_it() {
         seqs.push(seq);
     }
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    store.durable_blocking().unwrap();
 
     let events = outbox(&store);
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), seqs);
@@ -281,6 +291,7 @@ fn concurrent_outbox_sequence_follows_commit_order() {
     for h in handles {
         h.join().unwrap();
     }
+    store.durable_blocking().unwrap();
 
     let events = outbox(&store);
     let total = (THREADS * PER_THREAD) as u64;
@@ -411,6 +422,7 @@ fn seed_groups(store: &Store) {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
+    store.durable_blocking().unwrap();
 }
 
 #[test]
@@ -467,6 +479,7 @@ fn pair_keys_group_by_their_first_part() {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
+    store.durable_blocking().unwrap();
     let got: Vec<((String, String), u16)> = store
         .scan_prefix::<Idempotency>(&keys::prefix("c1"))
         .map(|r| {
@@ -502,6 +515,7 @@ fn range_over_u64_keys_is_numeric_and_reversible() {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
+    store.durable_blocking().unwrap();
 
     let keys_in = |r: Vec<(u64, OutboxEvent)>| r.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
     let fwd = store
@@ -530,6 +544,7 @@ fn range_over_u64_keys_is_numeric_and_reversible() {
     assert_eq!(all_rev, expected);
 
     store.remove::<Outbox>(&256).unwrap();
+    store.durable_blocking().unwrap();
     assert_eq!(store.get::<Outbox>(&256).unwrap(), None);
     assert_eq!(store.iter::<Outbox>().count(), seqs.len() - 1);
 }
