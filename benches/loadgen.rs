@@ -167,7 +167,14 @@ impl Client {
 }
 
 /// Runs `make(i)` for i in 0..total (or until `secs` pass) on `concurrency` workers.
-async fn run<F>(name: &str, c: &Client, concurrency: usize, total: Option<usize>, secs: Option<u64>, make: F) -> Stats
+async fn run<F>(
+    name: &str,
+    c: &Client,
+    concurrency: usize,
+    total: Option<usize>,
+    secs: Option<u64>,
+    make: F,
+) -> Stats
 where
     F: Fn(&Client, usize, &mut Rng) -> reqwest::RequestBuilder + Send + Sync + 'static,
 {
@@ -259,7 +266,11 @@ async fn main() {
         .timeout(Duration::from_secs(600))
         .build()
         .expect("client");
-    let c = Client { http, base: args.base.clone(), key: args.api_key.clone() };
+    let c = Client {
+        http,
+        base: args.base.clone(),
+        key: args.api_key.clone(),
+    };
     let n = args.concurrency;
     use reqwest::Method as M;
     match args.cmd {
@@ -270,14 +281,32 @@ async fn main() {
                     "boxes": [{"boxId": "S", "width": 8, "height": 6, "length": 10, "maxWeight": 20},
                               {"boxId": "M", "width": 12, "height": 10, "length": 14, "maxWeight": 40},
                               {"boxId": "L", "width": 18, "height": 14, "length": 20, "maxWeight": 60}]});
-                let r = c.req(M::POST, "/api/warehouses").json(&body).send().await.expect("warehouse");
-                assert!(r.status().is_success() || r.status() == 409, "warehouse: {}", r.status());
+                let r = c
+                    .req(M::POST, "/api/warehouses")
+                    .json(&body)
+                    .send()
+                    .await
+                    .expect("warehouse");
+                assert!(
+                    r.status().is_success() || r.status() == 409,
+                    "warehouse: {}",
+                    r.status()
+                );
             }
-            let products = run("POST /api/products", &c, n, Some(a.products), None, |c, i, _| {
-                c.req(M::POST, "/api/products").json(&json!({"sku": format!("P{i}"), "name": format!("Product {i}"),
+            let products = run(
+                "POST /api/products",
+                &c,
+                n,
+                Some(a.products),
+                None,
+                |c, i, _| {
+                    c.req(M::POST, "/api/products").json(
+                        &json!({"sku": format!("P{i}"), "name": format!("Product {i}"),
                     "price": 9.99, "weight": 1.5, "lowStockThreshold": 5,
-                    "dimensions": {"width": 4, "height": 3, "length": 5}}))
-            })
+                    "dimensions": {"width": 4, "height": 3, "length": 5}}),
+                    )
+                },
+            )
             .await;
             let wh = a.warehouses;
             let inventory = run("POST /api/inventory", &c, n, Some(a.products * wh), None, move |c, i, _| {
@@ -296,24 +325,55 @@ async fn main() {
         }
         Cmd::ReadCatalog(a) => {
             let p = a.products;
-            run("GET /api/products/sku/{sku}", &c, n, None, Some(a.secs), move |c, _, rng| {
-                c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p)))
-            })
+            run(
+                "GET /api/products/sku/{sku}",
+                &c,
+                n,
+                None,
+                Some(a.secs),
+                move |c, _, rng| c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p))),
+            )
             .await;
-            run("GET /api/inventory?sku=", &c, n, None, Some(a.secs), move |c, _, rng| {
-                c.req(M::GET, &format!("/api/inventory?sku=P{}", rng.below(p)))
-            })
+            run(
+                "GET /api/inventory?sku=",
+                &c,
+                n,
+                None,
+                Some(a.secs),
+                move |c, _, rng| c.req(M::GET, &format!("/api/inventory?sku=P{}", rng.below(p))),
+            )
             .await;
-            run("GET /api/products?limit=200", &c, n, None, Some(a.secs), move |c, _, rng| {
-                c.req(M::GET, &format!("/api/products?limit=200&offset={}", 200 * rng.below(50)))
-            })
+            run(
+                "GET /api/products?limit=200",
+                &c,
+                n,
+                None,
+                Some(a.secs),
+                move |c, _, rng| {
+                    c.req(
+                        M::GET,
+                        &format!("/api/products?limit=200&offset={}", 200 * rng.below(50)),
+                    )
+                },
+            )
             .await;
         }
         Cmd::CreateOrders(a) => {
             let prefix = a.prefix.clone();
-            run("POST /api/orders (durable)", &c, n, Some(a.n), None, move |c, i, rng| {
-                c.req(M::POST, "/api/orders").json(&order_body(&format!("{prefix}-{i}"), rng, a.skus))
-            })
+            run(
+                "POST /api/orders (durable)",
+                &c,
+                n,
+                Some(a.n),
+                None,
+                move |c, i, rng| {
+                    c.req(M::POST, "/api/orders").json(&order_body(
+                        &format!("{prefix}-{i}"),
+                        rng,
+                        a.skus,
+                    ))
+                },
+            )
             .await;
         }
         Cmd::BulkOrders(a) => {
@@ -325,12 +385,25 @@ async fn main() {
                 let count = a.batch.min(a.n - done);
                 let mut csv = String::from("externalId,customerId,customerEmail,sku,quantity,shippingAddress.line1,shippingAddress.city,shippingAddress.postalCode,shippingAddress.country\n");
                 for i in done..done + count {
+                    // Order-level columns must repeat identically on every row of an order.
+                    let customer = rng.below(50_000);
                     for _ in 0..1 + rng.below(3) {
-                        csv.push_str(&format!("{}-{i},C{},b{i}@example.com,P{},{},1 Main St,Reno,89501,US\n", a.prefix, rng.below(50_000), rng.below(a.skus), 1 + rng.below(3)));
+                        csv.push_str(&format!(
+                            "{}-{i},C{customer},b{i}@example.com,P{},{},1 Main St,Reno,89501,US\n",
+                            a.prefix,
+                            rng.below(a.skus),
+                            1 + rng.below(3)
+                        ));
                     }
                 }
                 let t0 = Instant::now();
-                let r = c.req(M::POST, "/api/orders/bulk-import").header("content-type", "text/csv").body(csv).send().await.expect("import");
+                let r = c
+                    .req(M::POST, "/api/orders/bulk-import")
+                    .header("content-type", "text/csv")
+                    .body(csv)
+                    .send()
+                    .await
+                    .expect("import");
                 let status = r.status();
                 let v: Value = r.json().await.unwrap_or(Value::Null);
                 let _ = hist.record(t0.elapsed().as_millis() as u64);
@@ -352,14 +425,37 @@ async fn main() {
             );
         }
         Cmd::ReadOrders(a) => {
-            run("GET /api/orders?status=pending&limit=50", &c, n, None, Some(a.secs), |c, _, rng| {
-                c.req(M::GET, &format!("/api/orders?status=pending&limit=50&offset={}", 50 * rng.below(100)))
-            })
+            run(
+                "GET /api/orders?status=pending&limit=50",
+                &c,
+                n,
+                None,
+                Some(a.secs),
+                |c, _, rng| {
+                    c.req(
+                        M::GET,
+                        &format!(
+                            "/api/orders?status=pending&limit=50&offset={}",
+                            50 * rng.below(100)
+                        ),
+                    )
+                },
+            )
             .await;
             let orders = a.n;
-            run("GET /api/orders?q=<externalId>", &c, n, None, Some(a.secs), move |c, _, rng| {
-                c.req(M::GET, &format!("/api/orders?q=BULK-{}&limit=50", rng.below(orders)))
-            })
+            run(
+                "GET /api/orders?q=<externalId>",
+                &c,
+                n,
+                None,
+                Some(a.secs),
+                move |c, _, rng| {
+                    c.req(
+                        M::GET,
+                        &format!("/api/orders?q=BULK-{}&limit=50", rng.below(orders)),
+                    )
+                },
+            )
             .await;
         }
     }
