@@ -15,10 +15,14 @@ use crate::support::Server;
 
 async fn raw_tls(s: &Server) -> TlsStream<TcpStream> {
     let mut roots = rustls::RootCertStore::empty();
-    for c in CertificateDer::pem_file_iter(fulfilld::tls::self_signed_paths(s.dir.path()).0).unwrap() {
+    for c in
+        CertificateDer::pem_file_iter(fulfilld::tls::self_signed_paths(s.dir.path()).0).unwrap()
+    {
         roots.add(c.unwrap()).unwrap();
     }
-    let cfg = rustls::ClientConfig::builder().with_root_certificates(roots).with_no_client_auth();
+    let cfg = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
     let addr = s.base.trim_start_matches("https://").to_string();
     let tcp = TcpStream::connect(&addr).await.unwrap();
     TlsConnector::from(Arc::new(cfg))
@@ -44,11 +48,19 @@ async fn read_until_closed(tls: &mut TlsStream<TcpStream>) -> String {
 async fn incomplete_headers_are_cut_off() {
     let s = Server::start_with(|c| c.limits.header_read_timeout = Duration::from_millis(300)).await;
     let mut tls = raw_tls(&s).await;
-    tls.write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n").await.unwrap();
+    tls.write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n")
+        .await
+        .unwrap();
     let answer = read_until_closed(&mut tls).await;
-    assert!(!answer.contains("200 OK"), "no request was ever completed: {answer}");
+    assert!(
+        !answer.contains("200 OK"),
+        "no request was ever completed: {answer}"
+    );
     // The server still serves others.
-    assert_eq!(s.http.get(s.url("/health")).send().await.unwrap().status(), 200);
+    assert_eq!(
+        s.http.get(s.url("/health")).send().await.unwrap().status(),
+        200
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,5 +75,8 @@ async fn a_stalled_body_gets_408_and_the_connection_closes() {
     let answer = read_until_closed(&mut tls).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("request_timeout"), "{answer}");
-    assert!(answer.to_ascii_lowercase().contains("x-ratelimit-limit"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("x-ratelimit-limit"),
+        "{answer}"
+    );
 }
