@@ -59,6 +59,10 @@ pub struct Config {
     pub tls: TlsMode,
     pub webhook_ca: Vec<PathBuf>,
     pub webhook_retry_delays: Vec<Duration>,
+    /// How long one delivery attempt may take (default 30 s).
+    pub webhook_timeout: Duration,
+    /// How long delivered and failed deliveries are kept (default 30 days).
+    pub webhook_retention: Duration,
     pub units: Units,
     pub cache_capacity_bytes: u64,
     pub limits: Limits,
@@ -81,6 +85,8 @@ pub struct FileConfig {
     pub plain_http: Option<bool>,
     pub webhook_ca: Option<Vec<PathBuf>>,
     pub webhook_retry_delays: Option<String>,
+    pub webhook_timeout_secs: Option<u64>,
+    pub webhook_retention_days: Option<u64>,
     /// `in` (inches and pounds) or `cm` (centimetres and kilograms).
     pub units: Option<String>,
     pub cache_mb: Option<u64>,
@@ -228,6 +234,10 @@ impl Config {
             tls,
             webhook_ca,
             webhook_retry_delays,
+            webhook_timeout: secs(file.webhook_timeout_secs.filter(|s| *s > 0), 30),
+            webhook_retention: Duration::from_secs(
+                file.webhook_retention_days.unwrap_or(30).max(1) * 86_400,
+            ),
             units,
             cache_capacity_bytes: file.cache_mb.unwrap_or(128) * 1024 * 1024,
             limits: Limits {

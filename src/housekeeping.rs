@@ -1,5 +1,5 @@
 //! Periodic upkeep that no request waits for: pruning idempotency records past their TTL
-//! (hourly) and refreshing the database size that `/health` reports (every minute).
+//! and delivered or failed webhook deliveries past their retention (hourly) and refreshing the database size that `/health` reports (every minute).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +26,15 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
         match tokio::task::spawn_blocking(move || idempotency::prune(&store, ttl, now)).await {
             Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned idempotency records"),
             Ok(Err(e)) => tracing::warn!(error = %e, "pruning idempotency records failed"),
+            _ => {}
+        }
+        let store = app.store.clone();
+        let cutoff = now * 1000 - app.config.webhook_retention.as_millis() as i64;
+        match tokio::task::spawn_blocking(move || crate::webhooks::store::prune(&store, cutoff))
+            .await
+        {
+            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned webhook deliveries"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "pruning webhook deliveries failed"),
             _ => {}
         }
     }

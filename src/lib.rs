@@ -13,6 +13,7 @@ pub mod server;
 pub mod shutdown;
 pub mod tls;
 pub mod tokens;
+pub mod webhooks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -96,6 +97,7 @@ pub async fn run(
         listeners.packing.local_addr()?,
     );
 
+    let sender = webhooks::deliver::Sender::new(&config)?;
     let (trigger, signal) = shutdown::channel();
     let admin = admin::spawn(Arc::clone(&app), signal.clone())?;
     let tasks = [
@@ -115,6 +117,18 @@ pub async fn run(
         )),
         tokio::spawn(housekeeping::run(Arc::clone(&app), signal.clone())),
         admin,
+        tokio::spawn(webhooks::dispatch::run(
+            store.clone(),
+            app.webhooks.clone(),
+            signal.clone(),
+        )),
+        tokio::spawn(webhooks::deliver::run(
+            store.clone(),
+            sender,
+            app.webhooks.clone(),
+            config.webhook_retry_delays.clone(),
+            signal.clone(),
+        )),
     ];
     println!(
         "fulfilld ready: fulfillment={scheme}://{} packing={scheme}://{}",

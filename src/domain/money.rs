@@ -21,6 +21,23 @@ pub fn is_valid_amount(d: &Decimal) -> bool {
     !d.is_sign_negative() && d.scale() <= MAX_SCALE && *d < Decimal::from(1_000_000_000_000i64)
 }
 
+/// A stored decimal amount rendered as a JSON number without building a `Value`: an
+/// integer stays an integer; otherwise the nearest f64, whose shortest form is the
+/// decimal itself for amounts of up to 15 significant digits.
+pub struct Amount<'a>(pub &'a str);
+
+impl serde::Serialize for Amount<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Ok(i) = self.0.parse::<i64>() {
+            return s.serialize_i64(i);
+        }
+        match self.0.parse::<f64>() {
+            Ok(f) => s.serialize_f64(f),
+            Err(_) => s.serialize_none(),
+        }
+    }
+}
+
 /// Renders for JSON output as a number.
 pub fn to_json(d: &Decimal) -> serde_json::Value {
     serde_json::Number::from_str(&d.normalize().to_string())
@@ -45,5 +62,23 @@ mod tests {
         assert!(!is_valid_amount(&parse("10.12345").unwrap()));
         assert!(!is_valid_amount(&parse("-1").unwrap()));
         assert_eq!(parse("1e2").unwrap().to_string(), "100");
+    }
+
+    #[test]
+    fn amounts_render_like_their_decimals() {
+        for (text, json) in [
+            ("19.99", "19.99"),
+            ("100", "100"),
+            ("0.1", "0.1"),
+            ("60.27", "60.27"),
+            ("12345678.9012", "12345678.9012"),
+        ] {
+            assert_eq!(serde_json::to_string(&Amount(text)).unwrap(), json);
+            assert_eq!(
+                to_json(&parse(text).unwrap()).to_string(),
+                json,
+                "same as the Value path"
+            );
+        }
     }
 }

@@ -12,10 +12,18 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The tiny markdown subset the descriptions use: paragraphs, `code` and **bold**.
+/// The tiny markdown subset the descriptions use: paragraphs, `code`, **bold** and
+/// fenced code blocks (without blank lines inside).
 fn markdown(s: &str) -> String {
     let mut out = String::new();
     for para in s.split("\n\n") {
+        if let Some(block) = para
+            .strip_prefix("```\n")
+            .and_then(|b| b.strip_suffix("```").or(Some(b)))
+        {
+            let _ = write!(out, "<pre><code>{}</code></pre>", esc(block.trim_end()));
+            continue;
+        }
         let mut html = String::new();
         let mut code = false;
         let mut bold = false;

@@ -19,6 +19,7 @@ pub mod query;
 pub mod response;
 pub mod routes;
 pub mod warehouses;
+pub mod webhooks;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -55,6 +56,8 @@ pub struct App {
     pub shapes: ApiShapes,
     /// The in-memory `q` search over orders.
     pub order_search: OrderSearch,
+    /// Wakes the webhook engine when a request queued a delivery.
+    pub webhooks: crate::webhooks::Handle,
     /// Database size, refreshed by housekeeping: sled lists its directory to compute it,
     /// too slow for every health check.
     disk_bytes: std::sync::atomic::AtomicU64,
@@ -78,6 +81,7 @@ impl App {
             docs: openapi::Documents::build(),
             shapes: ApiShapes,
             order_search,
+            webhooks: crate::webhooks::Handle::default(),
             disk_bytes: std::sync::atomic::AtomicU64::new(store.size_on_disk().unwrap_or(0)),
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
@@ -360,6 +364,15 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::UpdateOrder => orders::update(ctx),
         RouteId::CancelOrder => orders::cancel(ctx),
         RouteId::BulkImportOrders => bulk_import::import(ctx),
+        RouteId::ListWebhooks => webhooks::list(ctx),
+        RouteId::CreateWebhook => webhooks::create(ctx),
+        RouteId::GetWebhook => webhooks::get(ctx),
+        RouteId::UpdateWebhook => webhooks::update(ctx),
+        RouteId::DeleteWebhook => webhooks::delete(ctx),
+        RouteId::TestWebhook => webhooks::test(ctx),
+        RouteId::ListWebhookDeliveries => webhooks::deliveries(ctx),
+        RouteId::RetryWebhookDelivery => webhooks::retry(ctx),
+        RouteId::RecoverWebhookDeliveries => webhooks::recover(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

@@ -61,6 +61,44 @@ while the first request runs, `409 idempotency_in_progress`. 5xx responses are n
 **Lists** take `limit` (1-200, default 50) and `offset`, are newest first, and return `pagination {limit, offset, total}`.\n\n\
 **Durability.** A 2xx to a write means it is flushed to disk.";
 
+/// The webhook section of the fulfillment document's description (and of `/api/docs`).
+const WEBHOOKS_DOC: &str = r#"
+
+**Webhooks.** Each event becomes one delivery per active subscription that lists its type: a `POST` of the envelope `{"id": "evt_...", "type", "timestamp", "data"}` (schema `WebhookEvent`) with `Content-Type: application/json`, `X-Webhook-Signature` (lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` keyed with the subscription secret), `X-Webhook-Timestamp` (unix seconds of this attempt) and `X-Webhook-Id` (the envelope id). Any 2xx within 30 s is success; another status, a timeout or a connection failure is a failed attempt, and redirects are not followed. Attempt 1 is immediate; attempts 2-5 follow 1 min, 5 min, 30 min and 2 h after the previous failure (configurable); after the fifth failure the delivery is `failed`, and `POST /api/webhooks/{id}/deliveries/{deliveryId}/retry` or `POST /api/webhooks/{id}/recover` re-queue it. The queue is on disk: a delivery survives restarts and crashes and may arrive more than once, always with the same id and body, so de-duplicate on `id`. Up to four deliveries to one subscription run at once, so events may arrive out of order; a slow endpoint never delays the others.
+
+**Verifying a delivery.** (1) Build `<timestamp>.<raw body>` from the `X-Webhook-Timestamp` value and the unparsed body. (2) Compute HMAC-SHA256 of it with the subscription secret, as lowercase hex. (3) Compare it with `X-Webhook-Signature` in constant time. (4) Reject the delivery when the timestamp differs from the current time by more than 300 seconds.
+
+Python:
+
+```
+import hashlib, hmac, time
+def verify(secret: bytes, headers, raw_body: bytes) -> bool:
+    ts = headers["X-Webhook-Timestamp"]
+    if abs(time.time() - int(ts)) > 300:
+        return False
+    expected = hmac.new(secret, ts.encode() + b"." + raw_body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, headers["X-Webhook-Signature"])
+```
+
+Rust (crates `hmac`, `sha2`, `hex`, `subtle`):
+
+```
+use hmac::{Hmac, Mac};
+use subtle::ConstantTimeEq;
+fn verify(secret: &[u8], ts: &str, signature: &str, raw_body: &[u8], now_secs: i64) -> bool {
+    let Ok(t) = ts.parse::<i64>() else { return false };
+    if (now_secs - t).abs() > 300 {
+        return false;
+    }
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).expect("any key size");
+    mac.update(ts.as_bytes());
+    mac.update(b".");
+    mac.update(raw_body);
+    let expected = hex::encode(mac.finalize().into_bytes());
+    expected.as_bytes().ct_eq(signature.as_bytes()).into()
+}
+```"#;
+
 const PACKING_INTRO: &str = "3D bin packing of items into boxes across warehouses. `POST /api/v1/optimize` needs `X-API-Key`; \
 errors use the envelope `{\"error\": {\"code\", \"message\", \"field\"}}`.";
 
@@ -74,8 +112,12 @@ pub fn document(service: Service) -> Value {
         entry[def.method.as_str().to_ascii_lowercase()] = operation(def);
     }
     let (title, intro, port) = match service {
-        Service::Fulfillment => ("fulfilld Order Fulfillment API", FULFILLMENT_INTRO, 8443),
-        Service::Packing => ("fulfilld Packing API", PACKING_INTRO, 8444),
+        Service::Fulfillment => (
+            "fulfilld Order Fulfillment API",
+            format!("{FULFILLMENT_INTRO}{WEBHOOKS_DOC}"),
+            8443,
+        ),
+        Service::Packing => ("fulfilld Packing API", PACKING_INTRO.to_string(), 8444),
     };
     json!({
         "openapi": "3.1.0",
@@ -266,6 +308,19 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             vec![ok(200, "One result per order (created, duplicate or error) and the counts; 413 past bulk_max_orders", schema_ref("BulkImportResult"))]),
         GetOrder => (vec![], None, vec![ok(200, "The order", schema_ref("Order"))]),
         UpdateOrder => (vec![], Some(body_of("OrderUpdate")), vec![ok(200, "The updated order", schema_ref("Order"))]),
+        ListWebhooks => (page_params(), None, vec![ok(200, "A page of subscriptions (secrets are never returned)", schema_ref("WebhookList"))]),
+        CreateWebhook => (vec![], Some(body_of("WebhookCreate")), vec![ok(201, "The created subscription", schema_ref("Webhook"))]),
+        GetWebhook => (vec![], None, vec![ok(200, "The subscription", schema_ref("Webhook"))]),
+        UpdateWebhook => (vec![], Some(body_of("WebhookUpdate")), vec![ok(200, "The updated subscription", schema_ref("Webhook"))]),
+        DeleteWebhook => (vec![], None, vec![ok(200, "The deleted subscription; its queued deliveries are dropped", schema_ref("Webhook"))]),
+        TestWebhook => (vec![], None, vec![ok(202, "The queued sample delivery (sent at once, retried like any other; also to an inactive subscription)", schema_ref("WebhookDelivery"))]),
+        ListWebhookDeliveries => {
+            let mut params = page_params();
+            params.push(query_param("status", "Only deliveries in this status.", json!({"enum": ["pending", "delivered", "failed"]})));
+            (params, None, vec![ok(200, "A page of deliveries with every attempt, newest first", schema_ref("WebhookDeliveryList"))])
+        }
+        RetryWebhookDelivery => (vec![], None, vec![ok(200, "The delivery, pending again for a new round of the retry schedule (409 unless it was failed)", schema_ref("WebhookDelivery"))]),
+        RecoverWebhookDeliveries => (vec![], Some(body_of("WebhookRecover")), vec![ok(200, "How many failed deliveries were re-queued", schema_ref("WebhookRecoverResult"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
     }
 }
@@ -388,6 +443,7 @@ fn components() -> Value {
         super::inventory::schemas(),
         super::orders::schemas(),
         super::bulk_import::schemas(),
+        super::webhooks::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);

@@ -4,7 +4,7 @@
 use hyper::StatusCode;
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use storage::{Dimensions, Hazmat, Orientation, ProductRecord};
 
 use super::body::{self, Field};
@@ -12,7 +12,7 @@ use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
 use super::Ctx;
-use crate::domain::money;
+use crate::domain::money::{self, Amount};
 use crate::domain::products::{self, NewProduct, ProductError, ProductPatch};
 use crate::domain::time_fmt::rfc3339;
 
@@ -326,50 +326,79 @@ fn patch(i: ProductInput) -> Result<ProductPatch, ApiError> {
     })
 }
 
-fn decimal_json(s: &str) -> Value {
-    money::parse(s).map_or(Value::Null, |d| money::to_json(&d))
+#[derive(serde::Serialize)]
+struct DimensionsOut {
+    width: f64,
+    height: f64,
+    length: f64,
 }
 
-/// The product as the API returns it.
-pub fn to_json(p: &ProductRecord) -> Value {
-    let mut m = Map::new();
-    m.insert("id".into(), json!(uuid::Uuid::from_u128(p.id).to_string()));
-    m.insert("sku".into(), json!(p.sku));
-    m.insert("name".into(), json!(p.name));
-    m.insert("description".into(), json!(p.description));
-    m.insert("price".into(), decimal_json(&p.price));
-    if let (Some(cost), Some(cur)) = (&p.unit_cost, &p.cost_currency) {
-        m.insert("unitCost".into(), decimal_json(cost));
-        m.insert("costCurrency".into(), json!(cur));
-    }
-    m.insert("weight".into(), json!(p.weight));
-    m.insert(
-        "dimensions".into(),
-        p.dimensions.as_ref().map_or(
-            Value::Null,
-            |d| json!({ "width": d.width, "height": d.height, "length": d.length }),
-        ),
-    );
-    m.insert(
-        "hazmat".into(),
-        p.hazmat.as_ref().map_or(
-            Value::Null,
-            |h| json!({ "class": h.class, "unNumber": h.un_number }),
-        ),
-    );
-    m.insert(
-        "orientation".into(),
-        json!(match p.orientation {
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HazmatOut<'a> {
+    class: &'a str,
+    un_number: &'a str,
+}
+
+/// The product as the API returns it, serialized straight from the record.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductOut<'a> {
+    id: uuid::fmt::Hyphenated,
+    sku: &'a str,
+    name: &'a str,
+    description: &'a str,
+    price: Amount<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unit_cost: Option<Amount<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_currency: Option<&'a str>,
+    weight: Option<f64>,
+    dimensions: Option<DimensionsOut>,
+    hazmat: Option<HazmatOut<'a>>,
+    orientation: &'static str,
+    low_stock_threshold: u32,
+    active: bool,
+    created_at: String,
+    updated_at: String,
+    deleted_at: Option<String>,
+}
+
+pub fn out(p: &ProductRecord) -> ProductOut<'_> {
+    let cost = p.unit_cost.as_deref().zip(p.cost_currency.as_deref());
+    ProductOut {
+        id: uuid::Uuid::from_u128(p.id).hyphenated(),
+        sku: &p.sku,
+        name: &p.name,
+        description: &p.description,
+        price: Amount(&p.price),
+        unit_cost: cost.map(|(c, _)| Amount(c)),
+        cost_currency: cost.map(|(_, cur)| cur),
+        weight: p.weight,
+        dimensions: p.dimensions.as_ref().map(|d| DimensionsOut {
+            width: d.width,
+            height: d.height,
+            length: d.length,
+        }),
+        hazmat: p.hazmat.as_ref().map(|h| HazmatOut {
+            class: &h.class,
+            un_number: &h.un_number,
+        }),
+        orientation: match p.orientation {
             Orientation::Any => "any",
             Orientation::Upright => "upright",
-        }),
-    );
-    m.insert("lowStockThreshold".into(), json!(p.low_stock_threshold));
-    m.insert("active".into(), json!(p.deleted_at_ms.is_none()));
-    m.insert("createdAt".into(), json!(rfc3339(p.created_at_ms)));
-    m.insert("updatedAt".into(), json!(rfc3339(p.updated_at_ms)));
-    m.insert("deletedAt".into(), json!(p.deleted_at_ms.map(rfc3339)));
-    Value::Object(m)
+        },
+        low_stock_threshold: p.low_stock_threshold,
+        active: p.deleted_at_ms.is_none(),
+        created_at: rfc3339(p.created_at_ms),
+        updated_at: rfc3339(p.updated_at_ms),
+        deleted_at: p.deleted_at_ms.map(rfc3339),
+    }
+}
+
+/// The product as a JSON value (for events and callers that compose documents).
+pub fn to_json(p: &ProductRecord) -> Value {
+    serde_json::to_value(out(p)).unwrap_or(Value::Null)
 }
 
 fn parse_id(raw: &str) -> Result<u128, ApiError> {
@@ -381,8 +410,8 @@ fn parse_id(raw: &str) -> Result<u128, ApiError> {
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let page = Query::parse(ctx.query.as_deref()).page()?;
     let (rows, total) = products::list(&ctx.app.store, page.limit, page.offset)?;
-    let items: Vec<Value> = rows.iter().map(to_json).collect();
-    Ok(json(StatusCode::OK, &page.list("products", items, total)))
+    let items: Vec<ProductOut<'_>> = rows.iter().map(out).collect();
+    Ok(json(StatusCode::OK, &page.typed("products", items, total)))
 }
 
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
@@ -390,20 +419,20 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let new = new_product(input)?;
     let rec = products::create(&ctx.app.store, &new)?;
     ctx.wrote();
-    Ok(json(StatusCode::CREATED, &to_json(&rec)))
+    Ok(json(StatusCode::CREATED, &out(&rec)))
 }
 
 pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
     match products::get(&ctx.app.store, id)? {
-        Some(p) => Ok(json(StatusCode::OK, &to_json(&p))),
+        Some(p) => Ok(json(StatusCode::OK, &out(&p))),
         None => Err(ApiError::not_found("No such product.")),
     }
 }
 
 pub fn get_by_sku(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     match products::by_sku(&ctx.app.store, ctx.param("sku"))? {
-        Some(p) => Ok(json(StatusCode::OK, &to_json(&p))),
+        Some(p) => Ok(json(StatusCode::OK, &out(&p))),
         None => Err(ApiError::not_found("No live product has this SKU.")),
     }
 }
@@ -414,14 +443,14 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let p = patch(input)?;
     let rec = products::update(&ctx.app.store, id, &p)?;
     ctx.wrote();
-    Ok(json(StatusCode::OK, &to_json(&rec)))
+    Ok(json(StatusCode::OK, &out(&rec)))
 }
 
 pub fn delete(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
     let rec = products::delete(&ctx.app.store, id)?;
     ctx.wrote();
-    Ok(json(StatusCode::OK, &to_json(&rec)))
+    Ok(json(StatusCode::OK, &out(&rec)))
 }
 
 /// OpenAPI schemas of the product resource.

@@ -132,6 +132,37 @@ impl Key for (u128, u64) {
     }
 }
 
+/// A parent id followed by a child id: one parent's children in creation order (a
+/// webhook subscription's deliveries).
+impl Key for (u128, u128) {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = self.0.to_be_bytes().to_vec();
+        v.extend_from_slice(&self.1.to_be_bytes());
+        v
+    }
+    fn decode(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != 32 {
+            return Err(corrupt("pair id key length"));
+        }
+        Ok((u128::decode(&bytes[..16])?, u128::decode(&bytes[16..])?))
+    }
+}
+
+/// A due time (unix ms) followed by an id: a time-ordered queue.
+impl Key for (u64, u128) {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = self.0.to_be_bytes().to_vec();
+        v.extend_from_slice(&self.1.to_be_bytes());
+        v
+    }
+    fn decode(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != 24 {
+            return Err(corrupt("queue key length"));
+        }
+        Ok((u64::decode(&bytes[..8])?, u128::decode(&bytes[8..])?))
+    }
+}
+
 /// The scan prefix that selects every `(group, _)` key of one group.
 pub fn prefix(group: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(group.len() + 9);
@@ -162,5 +193,22 @@ mod tests {
             .starts_with(&prefix("sku-1")));
         let p = ("client".to_string(), "key".to_string());
         assert_eq!(<(String, String)>::decode(&p.encode()).unwrap(), p);
+    }
+
+    #[test]
+    fn id_pairs_and_queue_keys_round_trip_in_order() {
+        let pair = (7u128 << 100, 3u128);
+        assert_eq!(<(u128, u128)>::decode(&pair.encode()).unwrap(), pair);
+        assert!(pair.encode().starts_with(&pair.0.to_be_bytes()));
+        let mut ks: Vec<Vec<u8>> = [(300u64, 1u128), (2, 9), (300, 0), (1 << 40, 0)]
+            .iter()
+            .map(Key::encode)
+            .collect();
+        ks.sort();
+        let back: Vec<(u64, u128)> = ks
+            .iter()
+            .map(|k| <(u64, u128)>::decode(k).unwrap())
+            .collect();
+        assert_eq!(back, vec![(2, 9), (300, 0), (300, 1), (1 << 40, 0)]);
     }
 }

@@ -5,8 +5,8 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::keys::Key;
 use crate::records::{
-    AuditRecord, ClientRecord, IdempotencyRecord, InboundSecretRecord, InventoryRecord,
-    OrderRecord, OutboxEvent, ProductRecord, WarehouseRecord,
+    AuditRecord, ClientRecord, DeliveryRecord, IdempotencyRecord, InboundSecretRecord,
+    InventoryRecord, OrderRecord, OutboxEvent, ProductRecord, WarehouseRecord, WebhookRecord,
 };
 
 /// A typed view of one sled tree.
@@ -81,4 +81,13 @@ tables! {
     OrdersByExternalId = "orders_by_external_id": String => u128;
     /// (status, order id) index for the `status` filter, newest last.
     OrdersByStatus = "orders_by_status": (String, u128) => ();
+    /// Outbound webhook subscriptions by id (UUIDv7).
+    Webhooks = "webhooks": u128 => WebhookRecord;
+    /// Webhook deliveries (one per event and subscription) by id (UUIDv7).
+    Deliveries = "webhook_deliveries": u128 => DeliveryRecord;
+    /// (subscription id, delivery id): one subscription's deliveries, oldest first.
+    DeliveriesByWebhook = "webhook_deliveries_by_webhook": (u128, u128) => ();
+    /// (due unix ms, delivery id) -> subscription id: pending attempts in due order. The
+    /// value lets the scheduler skip a busy subscription without reading the delivery.
+    DeliveryQueue = "webhook_delivery_queue": (u64, u128) => u128;
 }

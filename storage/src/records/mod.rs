@@ -8,6 +8,7 @@ mod orders;
 mod outbox;
 mod products;
 mod warehouses;
+mod webhooks;
 
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
@@ -16,3 +17,4 @@ pub use orders::{Allocation, OrderLine, OrderRecord, OrderStatus};
 pub use outbox::{NewEvent, OutboxEvent};
 pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};
 pub use warehouses::{AddressRecord, BoxRecord, WarehouseRecord};
+pub use webhooks::{Attempt, DeliveryRecord, DeliveryStatus, WebhookRecord};

@@ -1,0 +1,47 @@
+//! Outbound webhooks: subscriptions, the persistent delivery queue, signing and the
+//! engine that sends.
+//!
+//! - `dispatch`: reads the outbox after a persisted cursor and, in one transaction per
+//!   batch, creates one delivery per (event, active subscription listing its type) with
+//!   its queue entry, and advances the cursor.
+//! - `deliver`: the scheduler takes due entries from the `DeliveryQueue` table and runs
+//!   each attempt as a tokio task under a global bound and a per-subscription bound;
+//!   each result is recorded in a transaction that moves the queue entry.
+//! - `store`: the transactions behind the API and the engine; `sign`: the signature.
+
+pub mod deliver;
+pub mod dispatch;
+pub mod sign;
+pub mod store;
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+/// Wakes the engine when new work may be due (an API call queued a delivery, the
+/// dispatcher created some, an attempt finished). Wakes are hints: the engine also
+/// polls.
+#[derive(Clone, Default)]
+pub struct Handle {
+    wake: Arc<Notify>,
+}
+
+impl Handle {
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Wakes the engine once everything committed so far is applied and durable, so
+    /// that its plain reads see a delivery a request just queued.
+    pub fn wake_when_durable(&self, store: &storage::Store) {
+        let (store, handle) = (store.clone(), self.clone());
+        tokio::spawn(async move {
+            let _ = store.durable().await;
+            handle.wake();
+        });
+    }
+
+    pub(crate) async fn woken(&self) {
+        self.wake.notified().await;
+    }
+}
