@@ -37,5 +37,15 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
             Ok(Err(e)) => tracing::warn!(error = %e, "pruning webhook deliveries failed"),
             _ => {}
         }
+        let store = app.store.clone();
+        match tokio::task::spawn_blocking(move || {
+            crate::webhooks::dispatch::prune_outbox(&store, cutoff)
+        })
+        .await
+        {
+            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned delivered outbox events"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "pruning the outbox failed"),
+            _ => {}
+        }
     }
 }

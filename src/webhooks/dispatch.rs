@@ -110,3 +110,92 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
         }
     }
 }
+
+/// Keys removed per pruning transaction, to keep commit batches small.
+const PRUNE_CHUNK: usize = 1000;
+
+/// Removes outbox events that were fanned out (deliveries keep their own envelope bytes)
+/// and are older than `cutoff_ms`, oldest first; stops at the first one that must stay.
+/// Without it the outbox would grow for the life of the appliance.
+pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
+    let cursor = store.get::<Meta>(&CURSOR.to_string())?.unwrap_or(0);
+    let mut removed = 0;
+    loop {
+        let mut chunk = Vec::with_capacity(PRUNE_CHUNK);
+        for row in store.iter::<Outbox>() {
+            let (seq, event) = row?;
+            let at_ms = time::OffsetDateTime::parse(
+                &event.timestamp,
+                &time::format_description::well_known::Rfc3339,
+            )
+            .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+            .unwrap_or(i64::MAX);
+            if seq >= cursor || at_ms >= cutoff_ms || chunk.len() == PRUNE_CHUNK {
+                break;
+            }
+            chunk.push(seq);
+        }
+        if chunk.is_empty() {
+            return Ok(removed);
+        }
+        let n = chunk.len();
+        store
+            .transact(|tx| {
+                for seq in &chunk {
+                    tx.remove::<Outbox>(seq)?;
+                }
+                Ok::<_, storage::Abort<()>>(())
+            })
+            .map_err(|e| match e {
+                storage::TxError::Storage(e) => e,
+                storage::TxError::Aborted(()) => storage::Error::Flush("pruning aborted".into()),
+            })?;
+        store.durable_blocking()?;
+        removed += n;
+        if n < PRUNE_CHUNK {
+            return Ok(removed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::events::new_event;
+
+    #[test]
+    fn pruning_removes_only_fanned_out_events_older_than_the_cutoff() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        for i in 0..5 {
+            store
+                .transact(|tx| {
+                    tx.emit(new_event(
+                        "inventory.adjusted",
+                        format!("{{\"n\":{i}}}"),
+                        1_000 * i,
+                    ))?;
+                    Ok::<_, storage::Abort<()>>(())
+                })
+                .unwrap();
+        }
+        store.durable_blocking().unwrap();
+        let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+        // Fanned out up to (not including) the fourth event.
+        store
+            .transact(|tx| {
+                tx.insert::<Meta>(&CURSOR.to_string(), &seqs[3])?;
+                Ok::<_, storage::Abort<()>>(())
+            })
+            .unwrap();
+        store.durable_blocking().unwrap();
+        // Cutoff after the second event's time: events 0 and 1 go; 2 is too recent.
+        assert_eq!(prune_outbox(&store, 1_500).unwrap(), 2);
+        let left: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+        assert_eq!(left, seqs[2..]);
+        // Everything old, but events at or past the cursor always stay.
+        assert_eq!(prune_outbox(&store, i64::MAX).unwrap(), 1);
+        let left: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+        assert_eq!(left, seqs[3..]);
+    }
+}
