@@ -272,3 +272,37 @@ async fn admin_cli_works_on_a_stopped_data_dir_and_through_a_running_server() {
         "bootstrap and ops remain"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn systemd_is_told_ready_once_both_listeners_serve_and_stopping_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let sock_path = dir.path().join("notify.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&sock_path).unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let data = dir.path().join("data");
+    let server = ChildServer::spawn_with_env(&data, &[], &[("NOTIFY_SOCKET", sock_path.as_path())]);
+    let mut buf = [0u8; 256];
+    let n = sock.recv(&mut buf).expect("a notification from the server");
+    assert_eq!(std::str::from_utf8(&buf[..n]).unwrap().trim(), "READY=1");
+    // Both listeners answer by the time READY=1 was sent.
+    let http = server.client();
+    assert_eq!(
+        http.get(server.url("/health"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let packing = http
+        .get(format!("{}/api/v1/health", server.packing))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(packing.status(), 200);
+    let status = server.terminate();
+    assert!(status.success());
+    let n = sock.recv(&mut buf).expect("STOPPING=1 on shutdown");
+    assert_eq!(std::str::from_utf8(&buf[..n]).unwrap().trim(), "STOPPING=1");
+}

@@ -218,6 +218,7 @@ pub fn assert_error(v: &Value, code: &str, field: Option<&str>) {
 pub struct ChildServer {
     pub child: Child,
     pub base: String,
+    pub packing: String,
     pub dir: PathBuf,
 }
 
@@ -228,6 +229,10 @@ pub fn bin() -> &'static str {
 impl ChildServer {
     /// Starts `fulfilld serve` on port 0 and waits for its ready line.
     pub fn spawn(dir: &Path, extra: &[&str]) -> ChildServer {
+        ChildServer::spawn_with_env(dir, extra, &[])
+    }
+
+    pub fn spawn_with_env(dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> ChildServer {
         let mut child = Command::new(bin())
             .args([
                 "serve",
@@ -240,6 +245,7 @@ impl ChildServer {
             .arg(dir)
             .args(extra)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -255,9 +261,15 @@ impl ChildServer {
             .find_map(|w| w.strip_prefix("fulfillment="))
             .unwrap_or_else(|| panic!("unexpected first line {ready:?}"))
             .to_string();
+        let packing = ready
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("packing="))
+            .unwrap_or_else(|| panic!("unexpected first line {ready:?}"))
+            .to_string();
         ChildServer {
             child,
             base,
+            packing,
             dir: dir.to_path_buf(),
         }
     }
