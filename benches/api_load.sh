@@ -5,6 +5,10 @@
 #
 #   bash benches/api_load.sh                   # the issues' sizes (long: 100k products, 1M orders)
 #   API_LOAD_SCALE=quick bash benches/api_load.sh   # 1/20 of them, a few minutes
+#   API_LOAD_BIN=/dir bash benches/api_load.sh      # prebuilt fulfilld and loadgen in /dir
+#                                                   # (to compare two builds back to back)
+#   API_LOAD_ORDERS=200000 ...                      # override the stored-order count
+#   API_LOAD_CACHE_MB=64 ...                        # the server's sled cache_mb (default 128)
 #
 # Only 127.0.0.1 is used; the servers stop when the script ends.
 set -euo pipefail
@@ -23,10 +27,17 @@ esac
 log() { printf '[api-load] %s\n' "$*" >&2; }
 die() { printf '[api-load] error: %s\n' "$*" >&2; exit 1; }
 
-log "building release binaries (nice -n 10)"
-nice -n 10 cargo build --release --bin fulfilld --example loadgen
-FULFILLD="$TARGET_DIR/release/fulfilld"
-LOADGEN="$TARGET_DIR/release/examples/loadgen"
+ORDERS=${API_LOAD_ORDERS:-$ORDERS}
+
+if [ -n "${API_LOAD_BIN:-}" ]; then
+    FULFILLD="$API_LOAD_BIN/fulfilld"
+    LOADGEN="$API_LOAD_BIN/loadgen"
+else
+    log "building release binaries (nice -n 10)"
+    nice -n 10 cargo build --release --bin fulfilld --example loadgen
+    FULFILLD="$TARGET_DIR/release/fulfilld"
+    LOADGEN="$TARGET_DIR/release/examples/loadgen"
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-api-load.XXXXXX")
 PID=""
@@ -43,7 +54,12 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 DATA="$WORK/data"
-"$FULFILLD" serve --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
+CONFIG=()
+if [ -n "${API_LOAD_CACHE_MB:-}" ]; then
+    echo "cache_mb = $API_LOAD_CACHE_MB" >"$WORK/config.toml"
+    CONFIG=(--config "$WORK/config.toml")
+fi
+"$FULFILLD" serve "${CONFIG[@]}" --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
     >"$WORK/out" 2>"$WORK/err" &
 PID=$!
 for _ in $(seq 300); do

@@ -8,5 +8,6 @@ pub mod money;
 pub mod order_search;
 pub mod orders;
 pub mod products;
+pub mod rendered_cache;
 pub mod time_fmt;
 pub mod warehouses;

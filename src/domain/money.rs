@@ -38,6 +38,15 @@ impl serde::Serialize for Amount<'_> {
     }
 }
 
+/// A computed decimal (a line total, a parsed cost) rendered like a stored [`Amount`].
+pub struct Dec(pub Decimal);
+
+impl serde::Serialize for Dec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Amount(&self.0.normalize().to_string()).serialize(s)
+    }
+}
+
 /// Renders for JSON output as a number.
 pub fn to_json(d: &Decimal) -> serde_json::Value {
     serde_json::Number::from_str(&d.normalize().to_string())
@@ -74,6 +83,8 @@ mod tests {
             ("12345678.9012", "12345678.9012"),
         ] {
             assert_eq!(serde_json::to_string(&Amount(text)).unwrap(), json);
+            let d = Dec(parse(text).unwrap() * Decimal::from(1));
+            assert_eq!(serde_json::to_string(&d).unwrap(), json);
             assert_eq!(
                 to_json(&parse(text).unwrap()).to_string(),
                 json,

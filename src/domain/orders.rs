@@ -294,6 +294,12 @@ pub fn get(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
     store.get::<Orders>(&id)
 }
 
+/// The `updated_at_ms` of a write of `o`: `now`, but always after the previous write,
+/// because it is the record's version (rendered orders are cached under it).
+fn next_version(o: &OrderRecord, now: i64) -> i64 {
+    now.max(o.updated_at_ms + 1)
+}
+
 /// Releases every reservation of `o` (inside the caller's transaction).
 fn release(
     tx: &Tx<'_>,
@@ -349,7 +355,7 @@ pub fn cancel(
         release(tx, &o, client_id, shapes, now)?;
         set_status(tx, &mut o, OrderStatus::Cancelled)?;
         o.cancel_reason = reason.map(str::to_string);
-        o.updated_at_ms = now;
+        o.updated_at_ms = next_version(&o, now);
         tx.insert::<Orders>(&o.id, &o)?;
         tx.emit(new_event(ORDER_CANCELLED, shapes.order(&o), now))?;
         Ok((o, true))
@@ -410,7 +416,7 @@ pub fn update(
             }
             set_status(tx, &mut o, to)?;
         }
-        o.updated_at_ms = now;
+        o.updated_at_ms = next_version(&o, now);
         tx.insert::<Orders>(&o.id, &o)?;
         let kind = if cancelled {
             ORDER_CANCELLED
@@ -436,80 +442,31 @@ fn id_floor(ms: i64) -> u128 {
     (u128::from(ms.max(0) as u64) << 80) | (0x7u128 << 76)
 }
 
-/// A page of orders, newest first, and the number of matches. Without `q` it walks the
-/// status index or the id order by key (skipped entries are never decoded); with `q` it
-/// asks the in-memory search.
-pub fn list(
-    store: &Store,
+/// A page of orders, newest first, as (id, updated_at_ms), and the number of matches.
+/// Everything comes from the in-memory index (substring search with `q`, the per-status
+/// id sets without it), so skipped entries are never read; the caller reads (or finds
+/// rendered) only the page's records.
+pub fn page(
     search: &OrderSearch,
     f: &Filter,
     limit: usize,
     offset: usize,
-) -> storage::Result<(Vec<OrderRecord>, u64)> {
+) -> (Vec<(u128, i64)>, u64) {
     let floor = f.from_ms.map(id_floor);
-    let ids: Vec<u128>;
-    let total: u64;
-    if let Some(q) = &f.q {
-        let hits: Vec<u128> = search
-            .find(q)
-            .into_iter()
-            .filter(|h| f.status.is_none_or(|s| s == h.status))
-            .filter(|h| f.from_ms.is_none_or(|ms| h.created_ms >= ms))
-            .map(|h| h.id)
-            .collect();
-        total = hits.len() as u64;
-        ids = hits.into_iter().skip(offset).take(limit).collect();
-    } else if let Some(status) = f.status {
-        let prefix = keys::prefix(status.as_str());
-        let all = store
-            .keys_with_prefix::<OrdersByStatus>(&prefix)
-            .map(|k| k.map(|(_, id)| id));
-        match floor {
-            None => {
-                total = store.get::<Meta>(&count_key(Some(status)))?.unwrap_or(0);
-                ids = all
-                    .rev()
-                    .skip(offset)
-                    .take(limit)
-                    .collect::<storage::Result<_>>()?;
-            }
-            Some(floor) => {
-                let matching: Vec<u128> = all
-                    .rev()
-                    .take_while(|k| k.as_ref().map_or(true, |id| *id >= floor))
-                    .collect::<storage::Result<_>>()?;
-                total = matching.len() as u64;
-                ids = matching.into_iter().skip(offset).take(limit).collect();
-            }
+    match &f.q {
+        Some(q) => {
+            let hits: Vec<(u128, i64)> = search
+                .find(q)
+                .into_iter()
+                .filter(|h| f.status.is_none_or(|s| s == h.status))
+                .filter(|h| f.from_ms.is_none_or(|ms| h.created_ms >= ms))
+                .map(|h| (h.id, h.updated_ms))
+                .collect();
+            let total = hits.len() as u64;
+            (hits.into_iter().skip(offset).take(limit).collect(), total)
         }
-    } else {
-        let all = store.keys::<Orders>();
-        match floor {
-            None => {
-                total = store.get::<Meta>(&count_key(None))?.unwrap_or(0);
-                ids = all
-                    .rev()
-                    .skip(offset)
-                    .take(limit)
-                    .collect::<storage::Result<_>>()?;
-            }
-            Some(floor) => {
-                let matching: Vec<u128> = all
-                    .rev()
-                    .take_while(|k| k.as_ref().map_or(true, |id| *id >= floor))
-                    .collect::<storage::Result<_>>()?;
-                total = matching.len() as u64;
-                ids = matching.into_iter().skip(offset).take(limit).collect();
-            }
-        }
+        None => search.page(f.status, floor, offset, limit),
     }
-    let mut page = Vec::with_capacity(ids.len());
-    for id in ids {
-        if let Some(o) = store.get::<Orders>(&id)? {
-            page.push(o);
-        }
-    }
-    Ok((page, total))
 }
 
 /// Loads every order into the search index (at start).
@@ -520,5 +477,6 @@ pub fn load_search(store: &Store, search: &OrderSearch) -> storage::Result<usize
         search.upsert(&o);
         n += 1;
     }
+    search.shrink();
     Ok(n)
 }

@@ -38,18 +38,38 @@ impl From<InventoryError> for ApiError {
     }
 }
 
+/// An inventory record as the API returns it, serialized straight from the record.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryOut<'a> {
+    id: uuid::fmt::Hyphenated,
+    sku: &'a str,
+    warehouse_id: &'a str,
+    on_hand: i64,
+    reserved: i64,
+    available: i64,
+    low_stock_threshold: u32,
+    created_at: String,
+    updated_at: String,
+}
+
+pub fn out(r: &InventoryRecord) -> InventoryOut<'_> {
+    InventoryOut {
+        id: uuid::Uuid::from_u128(r.id).hyphenated(),
+        sku: &r.sku,
+        warehouse_id: &r.warehouse_id,
+        on_hand: r.on_hand,
+        reserved: r.reserved,
+        available: inventory::available(r),
+        low_stock_threshold: r.low_stock_threshold,
+        created_at: rfc3339(r.created_at_ms),
+        updated_at: rfc3339(r.updated_at_ms),
+    }
+}
+
+/// The record as a JSON value (events).
 pub fn to_json(r: &InventoryRecord) -> Value {
-    json!({
-        "id": uuid::Uuid::from_u128(r.id).to_string(),
-        "sku": r.sku,
-        "warehouseId": r.warehouse_id,
-        "onHand": r.on_hand,
-        "reserved": r.reserved,
-        "available": inventory::available(r),
-        "lowStockThreshold": r.low_stock_threshold,
-        "createdAt": rfc3339(r.created_at_ms),
-        "updatedAt": rfc3339(r.updated_at_ms),
-    })
+    serde_json::to_value(out(r)).unwrap_or(Value::Null)
 }
 
 fn audit_json(a: &AuditRecord) -> Value {
@@ -82,8 +102,8 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         warehouse_id: q.get("warehouseId").map(str::to_string),
     };
     let (rows, total) = inventory::list(&ctx.app.store, &filter, page.limit, page.offset)?;
-    let items: Vec<Value> = rows.iter().map(to_json).collect();
-    Ok(json(StatusCode::OK, &page.list("inventory", items, total)))
+    let items: Vec<InventoryOut<'_>> = rows.iter().map(out).collect();
+    Ok(json(StatusCode::OK, &page.typed("inventory", items, total)))
 }
 
 #[derive(Deserialize)]
@@ -126,13 +146,13 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     };
     let rec = inventory::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)?;
     ctx.wrote();
-    Ok(json(StatusCode::CREATED, &to_json(&rec)))
+    Ok(json(StatusCode::CREATED, &out(&rec)))
 }
 
 pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
     match inventory::get(&ctx.app.store, id)? {
-        Some(r) => Ok(json(StatusCode::OK, &to_json(&r))),
+        Some(r) => Ok(json(StatusCode::OK, &out(&r))),
         None => Err(InventoryError::NotFound.into()),
     }
 }
@@ -171,7 +191,7 @@ pub fn adjust(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         &ctx.app.shapes,
     )?;
     ctx.wrote();
-    Ok(json(StatusCode::OK, &to_json(&rec)))
+    Ok(json(StatusCode::OK, &out(&rec)))
 }
 
 pub fn history(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

@@ -11,10 +11,11 @@ use storage::{BoxRecord, WarehouseRecord};
 use super::address::{self, AddressInput};
 use super::body::{self, Field};
 use super::error::ApiError;
+use super::orders::{address_out, AddressOut};
 use super::query::Query;
 use super::response::{json, Resp};
 use super::Ctx;
-use crate::domain::money;
+use crate::domain::money::{self, Dec};
 use crate::domain::time_fmt::rfc3339;
 use crate::domain::warehouses::{self, NewWarehouse, WarehouseError, WarehousePatch};
 
@@ -164,30 +165,68 @@ fn name(v: String) -> Result<String, ApiError> {
     Ok(v)
 }
 
-pub fn to_json(w: &WarehouseRecord) -> Value {
-    let boxes: Vec<Value> = w
-        .boxes
-        .iter()
-        .map(|b| {
-            json!({
-                "boxId": b.box_id, "width": b.width, "height": b.height, "length": b.length,
-                "maxWeight": b.max_weight, "quantity": b.quantity,
-                "cost": b.cost.as_deref().and_then(money::parse).map(|d| money::to_json(&d)),
-                "tareWeight": b.tare_weight,
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoxOut<'a> {
+    box_id: &'a str,
+    width: f64,
+    height: f64,
+    length: f64,
+    max_weight: f64,
+    quantity: Option<u32>,
+    cost: Option<Dec>,
+    tare_weight: Option<f64>,
+}
+
+/// A warehouse as the API returns it, serialized straight from the record.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarehouseOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    address: Option<AddressOut<'a>>,
+    boxes: Vec<BoxOut<'a>>,
+    created_at: String,
+    updated_at: String,
+}
+
+pub fn out(w: &WarehouseRecord) -> WarehouseOut<'_> {
+    WarehouseOut {
+        id: &w.id,
+        name: &w.name,
+        address: w.address.as_ref().map(address_out),
+        boxes: w
+            .boxes
+            .iter()
+            .map(|b| BoxOut {
+                box_id: &b.box_id,
+                width: b.width,
+                height: b.height,
+                length: b.length,
+                max_weight: b.max_weight,
+                quantity: b.quantity,
+                cost: b.cost.as_deref().and_then(money::parse).map(Dec),
+                tare_weight: b.tare_weight,
             })
-        })
-        .collect();
-    json!({
-        "id": w.id, "name": w.name, "address": w.address.as_ref().map(address::to_json),
-        "boxes": boxes, "createdAt": rfc3339(w.created_at_ms), "updatedAt": rfc3339(w.updated_at_ms),
-    })
+            .collect(),
+        created_at: rfc3339(w.created_at_ms),
+        updated_at: rfc3339(w.updated_at_ms),
+    }
+}
+
+/// The warehouse as a JSON value (callers that compose documents).
+pub fn to_json(w: &WarehouseRecord) -> Value {
+    serde_json::to_value(out(w)).unwrap_or(Value::Null)
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let page = Query::parse(ctx.query.as_deref()).page()?;
     let (rows, total) = warehouses::list(&ctx.app.store, page.limit, page.offset)?;
-    let items: Vec<Value> = rows.iter().map(to_json).collect();
-    Ok(json(StatusCode::OK, &page.list("warehouses", items, total)))
+    let items: Vec<WarehouseOut<'_>> = rows.iter().map(out).collect();
+    Ok(json(
+        StatusCode::OK,
+        &page.typed("warehouses", items, total),
+    ))
 }
 
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
@@ -208,12 +247,12 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     };
     let rec = warehouses::create(&ctx.app.store, &new)?;
     ctx.wrote();
-    Ok(json(StatusCode::CREATED, &to_json(&rec)))
+    Ok(json(StatusCode::CREATED, &out(&rec)))
 }
 
 pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     match warehouses::get(&ctx.app.store, ctx.param("id"))? {
-        Some(w) => Ok(json(StatusCode::OK, &to_json(&w))),
+        Some(w) => Ok(json(StatusCode::OK, &out(&w))),
         None => Err(WarehouseError::NotFound.into()),
     }
 }
@@ -243,7 +282,7 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     };
     let rec = warehouses::update(&ctx.app.store, ctx.param("id"), &patch)?;
     ctx.wrote();
-    Ok(json(StatusCode::OK, &to_json(&rec)))
+    Ok(json(StatusCode::OK, &out(&rec)))
 }
 
 pub fn schemas() -> Vec<(&'static str, Value)> {
