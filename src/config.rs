@@ -71,6 +71,10 @@ pub struct Config {
     pub idempotency_ttl: Duration,
     /// Most orders one bulk import may hold (more: 413).
     pub bulk_max_orders: usize,
+    /// Threads that run packing.
+    pub packing_workers: usize,
+    /// Packing requests that may wait for a thread; beyond it: 503 with Retry-After.
+    pub packing_queue: usize,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -97,6 +101,8 @@ pub struct FileConfig {
     pub shutdown_grace_secs: Option<u64>,
     pub token_ttl_secs: Option<u64>,
     pub bulk_max_orders: Option<usize>,
+    pub packing_workers: Option<usize>,
+    pub packing_queue: Option<usize>,
     pub rate_limits: Option<HashMap<String, TierLimit>>,
 }
 
@@ -252,6 +258,11 @@ impl Config {
             token_ttl: secs(file.token_ttl_secs, 3600),
             idempotency_ttl: Duration::from_secs(24 * 3600),
             bulk_max_orders: file.bulk_max_orders.unwrap_or(10_000),
+            packing_workers: file
+                .packing_workers
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .max(1),
+            packing_queue: file.packing_queue.unwrap_or(64).max(1),
         })
     }
 }

@@ -14,6 +14,7 @@ pub mod shutdown;
 pub mod tls;
 pub mod tokens;
 pub mod webhooks;
+pub mod workers;
 
 use std::future::Future;
 use std::sync::Arc;

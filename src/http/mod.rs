@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod limits;
 pub mod openapi;
 pub mod orders;
+pub mod packing_api;
 pub mod products;
 pub mod query;
 pub mod response;
@@ -56,6 +57,8 @@ pub struct App {
     pub shapes: ApiShapes,
     /// The in-memory `q` search over orders.
     pub order_search: OrderSearch,
+    /// CPU-bound packing runs here, off the async runtime, behind a bounded queue.
+    pub packing_pool: crate::workers::WorkerPool,
     /// Wakes the webhook engine when a request queued a delivery.
     pub webhooks: crate::webhooks::Handle,
     /// Database size, refreshed by housekeeping: sled lists its directory to compute it,
@@ -81,6 +84,11 @@ impl App {
             docs: openapi::Documents::build(),
             shapes: ApiShapes,
             order_search,
+            packing_pool: crate::workers::WorkerPool::new(
+                "packing",
+                config.packing_workers,
+                config.packing_queue,
+            ),
             webhooks: crate::webhooks::Handle::default(),
             disk_bytes: std::sync::atomic::AtomicU64::new(store.size_on_disk().unwrap_or(0)),
             fulfillment: Router::new(Service::Fulfillment),
@@ -342,6 +350,7 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::PackingHealth => Ok(health::packing(ctx.app)),
         RouteId::OpenApi => Ok(ctx.app.docs.fulfillment_json()),
         RouteId::PackingOpenApi => Ok(ctx.app.docs.packing_json()),
+        RouteId::PackingOptimize => packing_api::optimize(ctx).await,
         RouteId::Docs => Ok(ctx.app.docs.html()),
         RouteId::ListProducts => products::list(ctx),
         RouteId::CreateProduct => products::create(ctx),

@@ -196,6 +196,9 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
                 ok(503, "Storage is failing", schema_ref("Health")),
             ],
         ),
+        PackingOptimize => (vec![], Some(body_of("OptimizeRequest")), vec![
+            ok(200, "The packing: packages with placements, unfitted items with reasons, compliance and instruction outcomes", schema_ref("OptimizeResponse")),
+        ]),
         PackingHealth => (
             vec![],
             None,
@@ -443,6 +446,7 @@ fn components() -> Value {
         super::inventory::schemas(),
         super::orders::schemas(),
         super::bulk_import::schemas(),
+        super::packing_api::schemas(),
         super::webhooks::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {

@@ -73,6 +73,7 @@ pub enum RouteId {
     RecoverWebhookDeliveries,
     PackingHealth,
     PackingOpenApi,
+    PackingOptimize,
 }
 
 pub struct RouteDef {
@@ -153,6 +154,7 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::POST, "/api/webhooks/{id}/deliveries/{deliveryId}/retry", RouteId::RetryWebhookDelivery, Client, B::Json, "Webhooks", "Re-queue one failed delivery for a new round of attempts"),
     route(Fulfillment, Method::POST, "/api/webhooks/{id}/recover", RouteId::RecoverWebhookDeliveries, Client, B::Json, "Webhooks", "Re-queue every failed delivery of the subscription since a time"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),
+    route(Packing, Method::POST, "/api/v1/optimize", RouteId::PackingOptimize, ApiKey, B::Json, "Packing", "Pack items into boxes across warehouses"),
     route(Packing, Method::GET, "/api/v1/openapi.json", RouteId::PackingOpenApi, Public, B::None, "System", "The packing service's OpenAPI 3.1 document"),
 ];
 

@@ -7,6 +7,7 @@ mod http_rules;
 mod inventory;
 mod lifecycle;
 mod orders;
+mod packing_api;
 mod products;
 mod receiver;
 mod support;

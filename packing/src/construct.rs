@@ -1,0 +1,271 @@
+//! Constructive packing of one warehouse's units: sort them, then fill one box at a time,
+//! choosing each box kind by the goal after trying to fill every kind still in stock.
+
+use crate::model::Goal;
+use crate::placement::{Bin, Ctx, Merit};
+use crate::problem::{BoxKind, Kind};
+use crate::rng::SplitMix64;
+use std::cmp::Ordering;
+
+/// Sort keys for the units before packing (largest first under each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    Volume,
+    Longest,
+    Area,
+    Weight,
+}
+
+/// The (order, merit) pairs tried by the constructive phase, best performers first.
+pub(crate) const CONFIGS: [(Order, Merit); 8] = [
+    (Order::Volume, Merit::ContactTall),
+    (Order::Volume, Merit::LowestTall),
+    (Order::Volume, Merit::Contact),
+    (Order::Volume, Merit::Lowest),
+    (Order::Longest, Merit::ContactTall),
+    (Order::Area, Merit::ContactTall),
+    (Order::Longest, Merit::Contact),
+    (Order::Area, Merit::LowestTall),
+];
+
+/// Merits tried when several fills of one box are compared.
+pub(crate) const MERITS: [Merit; 4] = [
+    Merit::ContactTall,
+    Merit::LowestTall,
+    Merit::Contact,
+    Merit::Lowest,
+];
+
+fn sort_key(k: &Kind, order: Order) -> (i128, i128) {
+    let d = k.turns[0].dim;
+    let longest = d[0].max(d[1]).max(d[2]) as i128;
+    let area = {
+        let mut s = d;
+        s.sort_unstable();
+        s[1] as i128 * s[2] as i128
+    };
+    match order {
+        Order::Volume => (k.volume, longest),
+        Order::Longest => (longest, k.volume),
+        Order::Area => (area, k.volume),
+        Order::Weight => (k.weight as i128, k.volume),
+    }
+}
+
+/// Sorts units (kind ids) largest first; equal units stay together so a failed kind can be
+/// skipped quickly.
+pub(crate) fn sort_units(units: &mut [u32], kinds: &[Kind], order: Order) {
+    units.sort_by(|&a, &b| {
+        let (ka, kb) = (
+            sort_key(&kinds[a as usize], order),
+            sort_key(&kinds[b as usize], order),
+        );
+        kb.cmp(&ka).then(a.cmp(&b))
+    });
+}
+
+/// Places into `bin`, in order, every unit of `order` not yet `taken` that fits; returns the
+/// indices placed. A kind that failed once is not tried again in this fill: later units only
+/// take room away, and the rare new position they open is not worth a retry of every kind
+/// after every placement.
+pub(crate) fn fill(
+    bin: &mut Bin,
+    order: &[u32],
+    taken: &[bool],
+    ctx: &Ctx,
+    merit: Merit,
+) -> Vec<usize> {
+    let mut failed = vec![false; ctx.kinds.len()];
+    let mut got = Vec::new();
+    for (i, &k) in order.iter().enumerate() {
+        if taken[i] || failed[k as usize] {
+            continue;
+        }
+        match bin.best(k, ctx, merit) {
+            Some(c) => {
+                bin.place(k, &c, ctx);
+                got.push(i);
+            }
+            None => failed[k as usize] = true,
+        }
+    }
+    got
+}
+
+/// Preference between trial fills of different box kinds: smaller is better.
+type Key = [f64; 3];
+
+fn box_key(goal: Goal, packed: i128, bk: &BoxKind) -> Key {
+    let (pv, bv, cost) = (packed as f64, bk.volume as f64, bk.cost);
+    match goal {
+        // Most volume per unit of cost; free boxes by volume packed.
+        Goal::LowestCost => [-pv / cost.max(1e-9), -pv, bv],
+        // Fullest box first, even if that takes more boxes.
+        Goal::BestFit => [-pv / bv, -pv, cost],
+        _ => [-pv, bv, cost],
+    }
+}
+
+fn cmp_key(a: &Key, b: &Key) -> Ordering {
+    a.partial_cmp(b).unwrap_or(Ordering::Equal)
+}
+
+/// How hard [`build`] works on each box once its kind is chosen: `tries` fills with the merits
+/// (the given one first), then `restarts` fills in randomly perturbed orders; the fullest
+/// fill is kept. Filling each box as full as possible before the next is the 3D form of the
+/// minimum-bin-slack rule, which beats plain first fit decreasing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Effort {
+    pub tries: usize,
+    pub restarts: usize,
+    pub seed: u64,
+}
+
+/// Packs `order` box by box with `effort`. `left` holds the boxes still available per box kind
+/// (`None`: unlimited) and is decremented. Returns the boxes and the units no box could take.
+pub(crate) fn build(
+    order: &[u32],
+    boxes: &[BoxKind],
+    left: &mut [Option<u64>],
+    ctx: &Ctx,
+    goal: Goal,
+    merit: Merit,
+    effort: Effort,
+) -> (Vec<Bin>, Vec<u32>) {
+    let mut rng = SplitMix64::new(effort.seed);
+    let mut taken = vec![false; order.len()];
+    let mut remaining = order.len();
+    let mut bins = Vec::new();
+    while remaining > 0 {
+        let mut best: Option<(Key, Bin, Vec<usize>)> = None;
+        for (b, bk) in boxes.iter().enumerate() {
+            if left[b] == Some(0)
+                || bk.cap < 0
+                || (goal_is_count(goal) && dominated(b, boxes, left))
+            {
+                continue;
+            }
+            let mut bin = Bin::new(b, bk.size, bk.cap);
+            let got = fill(&mut bin, order, &taken, ctx, merit);
+            if got.is_empty() {
+                continue;
+            }
+            let all = got.len() == remaining;
+            let key = box_key(goal, bin.volume, bk);
+            if best
+                .as_ref()
+                .is_none_or(|(k, _, _)| cmp_key(&key, k) == Ordering::Less)
+            {
+                best = Some((key, bin, got));
+            }
+            // Nothing packs more than everything; the downsizing pass later looks for the
+            // smallest box that still holds it.
+            if all && goal_is_count(goal) {
+                break;
+            }
+        }
+        // The chosen box kind is filled again; the fullest fill stays.
+        if let Some((key, bin, got)) = &mut best {
+            let (b, bk) = (bin.box_kind, &boxes[bin.box_kind]);
+            let others = MERITS.into_iter().filter(|&m| m != merit);
+            for m in others.take(effort.tries.saturating_sub(1)) {
+                let mut alt = Bin::new(b, bk.size, bk.cap);
+                let alt_got = fill(&mut alt, order, &taken, ctx, m);
+                if alt.volume > bin.volume {
+                    (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, alt_got);
+                }
+            }
+            let free: Vec<usize> = (0..order.len()).filter(|&i| !taken[i]).collect();
+            for _ in 0..effort.restarts {
+                let perm = perturbed(&free, &mut rng);
+                let sub: Vec<u32> = perm.iter().map(|&i| order[i]).collect();
+                let mut alt = Bin::new(b, bk.size, bk.cap);
+                let m = MERITS[rng.below(MERITS.len())];
+                let alt_got = fill(&mut alt, &sub, &vec![false; sub.len()], ctx, m);
+                if alt.volume > bin.volume {
+                    let mapped = alt_got.iter().map(|&i| perm[i]).collect();
+                    (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, mapped);
+                }
+            }
+        }
+        let Some((_, bin, got)) = best else { break };
+        for &i in &got {
+            taken[i] = true;
+        }
+        remaining -= got.len();
+        if let Some(q) = &mut left[bin.box_kind] {
+            *q -= 1;
+        }
+        bins.push(bin);
+    }
+    let rest = order
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(&k, _)| k)
+        .collect();
+    (bins, rest)
+}
+
+/// Whether another available box kind is at least as large on every axis and carries at least
+/// as much: for a count goal the larger one is tried instead (downsizing comes later).
+fn dominated(b: usize, boxes: &[BoxKind], left: &[Option<u64>]) -> bool {
+    let me = &boxes[b];
+    boxes.iter().enumerate().any(|(c, o)| {
+        c != b
+            && left[c] != Some(0)
+            && (0..3).all(|a| o.size[a] >= me.size[a])
+            && o.cap >= me.cap
+            && (o.size != me.size || o.cap != me.cap || c < b)
+    })
+}
+
+fn goal_is_count(goal: Goal) -> bool {
+    matches!(
+        goal,
+        Goal::FewestPackages | Goal::FewestWarehouses | Goal::BalancedWeight
+    )
+}
+
+/// `items` with a few random short-range swaps: close to the original order, which is good,
+/// but different enough to pack differently.
+pub(crate) fn perturbed<T: Copy>(items: &[T], rng: &mut SplitMix64) -> Vec<T> {
+    let mut v = items.to_vec();
+    if v.len() > 1 {
+        for _ in 0..1 + rng.below(v.len()) {
+            let i = rng.below(v.len());
+            let j = (i + 1 + rng.below(4)).min(v.len() - 1);
+            v.swap(i, j);
+        }
+    }
+    v
+}
+
+/// Packs exactly `units` into one box of kind `bk` with one configuration; `None` when some
+/// unit is left over.
+pub(crate) fn repack_with(
+    units: &[u32],
+    b: usize,
+    bk: &BoxKind,
+    ctx: &Ctx,
+    (order, merit): (Order, Merit),
+) -> Option<Bin> {
+    let total: i128 = units.iter().map(|&k| ctx.kinds[k as usize].volume).sum();
+    let weight: i64 = units.iter().map(|&k| ctx.kinds[k as usize].weight).sum();
+    if total > bk.volume || weight > bk.cap {
+        return None;
+    }
+    let mut sorted = units.to_vec();
+    sort_units(&mut sorted, ctx.kinds, order);
+    let mut bin = Bin::new(b, bk.size, bk.cap);
+    let taken = vec![false; sorted.len()];
+    (fill(&mut bin, &sorted, &taken, ctx, merit).len() == sorted.len()).then_some(bin)
+}
+
+/// Packs exactly `units` into one box of kind `bk`, trying the volume-ordered configurations
+/// (the others rarely succeed where these fail).
+pub(crate) fn repack_one(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
+    CONFIGS[..4]
+        .iter()
+        .find_map(|&c| repack_with(units, b, bk, ctx, c))
+}

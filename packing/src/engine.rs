@@ -1,0 +1,210 @@
+//! The packing pipeline: check and normalise the request, assign units to warehouses, build a
+//! packing per warehouse from several orders and merits, improve it within the work budget,
+//! downsize and balance the boxes, and assemble the response.
+
+use crate::assemble::{assemble, Plan};
+use crate::balance;
+use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
+use crate::hazmat;
+use crate::improve::{score, Packing, Search};
+use crate::model::Goal;
+use crate::placement::{Bin, Ctx, Merit};
+use crate::problem::{self, Depot, Problem};
+use crate::select;
+use crate::solution::UnfitReason;
+use crate::{PackRequest, PackSolution, Result};
+
+/// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, and by units
+/// that exceed half of the largest box along every axis in every turn (no two share a box).
+fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
+    let usable: Vec<_> = depot
+        .boxes
+        .iter()
+        .filter(|b| b.cap >= 0 && b.quantity != Some(0))
+        .collect();
+    let Some(vmax) = usable.iter().map(|b| b.volume).max() else {
+        return 0;
+    };
+    let cmax = usable.iter().map(|b| b.cap).max().unwrap_or(0).max(1);
+    let big_axes = [0, 1, 2].map(|a| usable.iter().map(|b| b.size[a]).max().unwrap_or(0));
+    let vol: i128 = units.iter().map(|&k| ctx.kinds[k as usize].volume).sum();
+    let wt: i64 = units.iter().map(|&k| ctx.kinds[k as usize].weight).sum();
+    let big = units
+        .iter()
+        .filter(|&&k| {
+            ctx.kinds[k as usize]
+                .turns
+                .iter()
+                .all(|t| (0..3).all(|a| 2 * t.dim[a] > big_axes[a]))
+        })
+        .count();
+    let by_vol = ((vol + vmax - 1) / vmax) as usize;
+    let by_wt = ((wt + cmax - 1) / cmax) as usize;
+    by_vol.max(by_wt).max(big)
+}
+
+/// Packs the units one warehouse ships.
+fn pack_depot(
+    p: &Problem,
+    ctx: &Ctx,
+    depot: &Depot,
+    units: &[u32],
+    budget: u64,
+    seed: u64,
+) -> Packing {
+    let start = ctx.work.get();
+    let quantities: Vec<Option<u64>> = depot.boxes.iter().map(|b| b.quantity).collect();
+    let mut best: Option<Packing> = None;
+    // Heavy units first when they must not rest on lighter ones.
+    let heavy = (Order::Weight, Merit::ContactTall);
+    let configs = p
+        .rules
+        .heavy_bottom
+        .then_some(heavy)
+        .into_iter()
+        .chain(CONFIGS);
+    let bound = lower_bound(units, depot, ctx);
+    let count_goal = !matches!(p.goal, Goal::LowestCost | Goal::BestFit);
+    for (i, (order, merit)) in configs.enumerate() {
+        // Past the first start, more starts only while they are cheap next to the budget and
+        // the best one is not provably optimal.
+        let optimal = best
+            .as_ref()
+            .is_some_and(|b| count_goal && b.leftover.is_empty() && b.bins.len() <= bound);
+        if i > 0 && (optimal || ctx.work.get() - start > budget / 32) {
+            break;
+        }
+        let mut sorted = units.to_vec();
+        sort_units(&mut sorted, ctx.kinds, order);
+        let mut left = quantities.clone();
+        let (bins, leftover) = build(
+            &sorted,
+            &depot.boxes,
+            &mut left,
+            ctx,
+            p.goal,
+            merit,
+            Effort {
+                tries: MERITS.len(),
+                restarts: p.restarts,
+                seed: seed ^ i as u64,
+            },
+        );
+        let cand = Packing {
+            bins,
+            leftover,
+            left,
+        };
+        let s = score(&cand.bins, cand.leftover.len(), &depot.boxes, p.goal);
+        if best
+            .as_ref()
+            .is_none_or(|b| s < score(&b.bins, b.leftover.len(), &depot.boxes, p.goal))
+        {
+            best = Some(cand);
+        }
+    }
+    let mut pk = best.unwrap_or(Packing {
+        bins: Vec::new(),
+        leftover: units.to_vec(),
+        left: quantities,
+    });
+    let search = Search {
+        ctx,
+        boxes: &depot.boxes,
+        goal: p.goal,
+        stop_at: start + budget,
+        patience: p.patience,
+        restarts: p.restarts / 2,
+        idle_work: (p.patience as u64 / 12).max(2) * (ctx.work.get() - start).max(1),
+        lower_bound: bound,
+    };
+    search.run(&mut pk, seed);
+    search.downsize(&mut pk);
+    if p.goal == Goal::BalancedWeight {
+        for bin in &mut pk.bins {
+            balance_bin(bin, depot, ctx);
+        }
+    }
+    pk
+}
+
+/// Distance of a box's centre of gravity from its floor centre, relative to the floor size.
+fn imbalance(bin: &Bin, ctx: &Ctx) -> f64 {
+    let mut w = 0.0;
+    let mut c = [0.0f64; 2];
+    for q in &bin.placed {
+        let m = ctx.kinds[q.kind as usize].weight.max(1) as f64;
+        c[0] += m * (q.c.pos[0] as f64 + q.c.dim[0] as f64 / 2.0);
+        c[1] += m * (q.c.pos[2] as f64 + q.c.dim[2] as f64 / 2.0);
+        w += m;
+    }
+    if w == 0.0 {
+        return 0.0;
+    }
+    let dx = (c[0] / w - bin.size[0] as f64 / 2.0) / bin.size[0] as f64;
+    let dz = (c[1] / w - bin.size[2] as f64 / 2.0) / bin.size[2] as f64;
+    dx.abs() + dz.abs()
+}
+
+/// Tries each construction of the box's units and keeps the best balanced one, centred.
+fn balance_bin(bin: &mut Bin, depot: &Depot, ctx: &Ctx) {
+    balance::center_load(bin, ctx.kinds);
+    let units: Vec<u32> = bin.placed.iter().map(|q| q.kind).collect();
+    let bk = &depot.boxes[bin.box_kind];
+    let mut best = imbalance(bin, ctx);
+    for config in CONFIGS {
+        if let Some(mut alt) = repack_with(&units, bin.box_kind, bk, ctx, config) {
+            balance::center_load(&mut alt, ctx.kinds);
+            let s = imbalance(&alt, ctx);
+            if s < best - 1e-12 {
+                best = s;
+                *bin = alt;
+            }
+        }
+    }
+}
+
+/// Why a unit that some box could take was left out: hazmat when a package it could have
+/// joined holds a class it must be segregated from, else the boxes ran out.
+fn leftover_reason(k: u32, bins: &[Bin], ctx: &Ctx) -> UnfitReason {
+    let Some(mine) = &ctx.kinds[k as usize].hazmat else {
+        return UnfitReason::NoBoxAvailable;
+    };
+    let blocked = bins.iter().flat_map(|b| &b.placed).any(|q| {
+        let other = &ctx.kinds[q.kind as usize].hazmat;
+        other.as_ref().is_some_and(|o| !hazmat::compatible(mine, o))
+    });
+    if blocked {
+        UnfitReason::HazmatRestriction
+    } else {
+        UnfitReason::NoBoxAvailable
+    }
+}
+
+/// The whole pipeline (see the module comment).
+pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
+    let p = problem::build(req)?;
+    let ctx = Ctx::new(&p.kinds, &p.rules);
+    let assignment = select::assign(&p);
+    let mut unfitted = assignment.unfitted;
+    let busy = assignment
+        .units
+        .iter()
+        .filter(|u| !u.is_empty())
+        .count()
+        .max(1) as u64;
+    let mut bins = Vec::with_capacity(p.depots.len());
+    for (w, units) in assignment.units.iter().enumerate() {
+        if units.is_empty() {
+            bins.push(Vec::new());
+            continue;
+        }
+        let seed = 0x9E37_79B9 ^ (units.len() as u64) << 20 ^ w as u64;
+        let pk = pack_depot(&p, &ctx, &p.depots[w], units, p.budget / busy, seed);
+        for &k in &pk.leftover {
+            unfitted.push((k, leftover_reason(k, &pk.bins, &ctx)));
+        }
+        bins.push(pk.bins);
+    }
+    Ok(assemble(req, &p, &Plan { bins, unfitted }))
+}

@@ -1,0 +1,247 @@
+//! Martello-Pisinger-Vigo 3D bin packing instances, generated exactly as the authors'
+//! `test3dbpp.c` does (classes 1-8, its 32-bit `lrand48`, instance v of size n seeded with
+//! v + n), and lower bounds: the volume bound L0, a rotation-valid bound, and their L2.
+
+use crate::model::{BoxType, Item, Orientation, PackRequest, Warehouse};
+
+/// The generator of `test3dbpp.c`: SRAND48/LRAND48 written for 32-bit `unsigned int`, so that
+/// every machine produces the instances of the authors' HP9000.
+#[derive(Debug, Clone)]
+pub struct Lrand48 {
+    h: u32,
+    l: u32,
+}
+
+impl Lrand48 {
+    pub fn new(seed: u32) -> Self {
+        Lrand48 { h: seed, l: 0x330E }
+    }
+
+    /// The next value, `lrand48()`: 31 bits.
+    pub fn draw(&mut self) -> u32 {
+        self.h = self
+            .h
+            .wrapping_mul(0xDEEC_E66D)
+            .wrapping_add(self.l.wrapping_mul(0x5DEEC));
+        self.l = self.l.wrapping_mul(0xE66D).wrapping_add(0xB);
+        self.h = self.h.wrapping_add(self.l >> 16);
+        self.l &= 0xFFFF;
+        self.h >> 1
+    }
+
+    /// `rint(a, b)` of the C code: uniform in `a..=b`.
+    pub fn rint(&mut self, a: i64, b: i64) -> i64 {
+        (self.draw() % (b - a + 1) as u32) as i64 + a
+    }
+}
+
+/// One instance: a cubic bin and the items' (w, h, d).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    pub class: u8,
+    pub n: usize,
+    pub index: u32,
+    pub bin: i64,
+    pub items: Vec<[i64; 3]>,
+}
+
+/// Bin size per class: 100 for classes 1-5 and 8, 10 for class 6, 40 for class 7.
+pub fn bin_size(class: u8) -> i64 {
+    match class {
+        6 => 10,
+        7 => 40,
+        _ => 100,
+    }
+}
+
+/// One item of `class` (the `randomtype` of the C code). Classes 1-5 mix the five types of
+/// Martello and Vigo: with probability 1/2 the class's own type, else types 1-5 uniformly.
+fn item(r: &mut Lrand48, class: u8, b: i64) -> [i64; 3] {
+    let mut t = class;
+    if class <= 5 {
+        let pick = r.rint(1, 10);
+        if pick <= 5 {
+            t = pick as u8;
+        }
+    }
+    let (w, h, d) = (b, b, b);
+    match t {
+        1 => [r.rint(1, w / 2), r.rint(2 * h / 3, h), r.rint(2 * d / 3, d)],
+        2 => [r.rint(2 * w / 3, w), r.rint(1, h / 2), r.rint(2 * d / 3, d)],
+        3 => [r.rint(2 * w / 3, w), r.rint(2 * h / 3, h), r.rint(1, d / 2)],
+        // The C code draws this width from W/2..H; the bins are cubes, so it is the same.
+        4 => [r.rint(w / 2, h), r.rint(h / 2, h), r.rint(d / 2, d)],
+        5 => [r.rint(1, w / 2), r.rint(1, h / 2), r.rint(1, d / 2)],
+        6 => [r.rint(1, 10), r.rint(1, 10), r.rint(1, 10)],
+        7 => [r.rint(1, 35), r.rint(1, 35), r.rint(1, 35)],
+        _ => [r.rint(1, 100), r.rint(1, 100), r.rint(1, 100)],
+    }
+}
+
+/// Instance `index` (1-based) of size `n` of `class` (1-8).
+pub fn instance(class: u8, n: usize, index: u32) -> Instance {
+    assert!((1..=8).contains(&class), "classes 1-8");
+    let mut r = Lrand48::new(index + n as u32);
+    let b = bin_size(class);
+    let items = (0..n).map(|_| item(&mut r, class, b)).collect();
+    Instance {
+        class,
+        n,
+        index,
+        bin: b,
+        items,
+    }
+}
+
+impl Instance {
+    /// The instance as a packing request: one warehouse with unlimited bins and stock, weight
+    /// zero, every item the given orientation rule.
+    pub fn request(&self, orientation: Orientation) -> PackRequest {
+        let b = self.bin as f64;
+        let mut wh = Warehouse {
+            warehouse_id: "mpv".into(),
+            boxes: vec![BoxType::new("bin", b, b, b, 1.0)],
+            ..Warehouse::default()
+        };
+        let items = self
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let id = format!("i{i}");
+                wh.inventory.insert(id.clone(), 1);
+                Item {
+                    orientation,
+                    ..Item::new(&id, d[0] as f64, d[1] as f64, d[2] as f64, 0.0, 1)
+                }
+            })
+            .collect();
+        PackRequest {
+            items,
+            warehouses: vec![wh],
+            ..PackRequest::default()
+        }
+    }
+}
+
+fn volume_sum(items: &[[i64; 3]]) -> i64 {
+    items.iter().map(|d| d[0] * d[1] * d[2]).sum()
+}
+
+/// L0: total volume over bin volume, rounded up. Valid with or without rotation.
+pub fn volume_bound(inst: &Instance) -> u64 {
+    let v = inst.bin.pow(3);
+    (volume_sum(&inst.items) + v - 1).div_euclid(v) as u64
+}
+
+/// A bound valid when items may turn. Items whose shortest side exceeds half the bin ("big")
+/// cannot share a bin with each other along any axis, so each needs its own bin; an item whose
+/// shortest side plus the thinnest big item's shortest side exceeds the bin cannot join any of
+/// those bins either, so those items need bins of their own: at least their volume's worth.
+/// The result is that count or L0, whichever is larger.
+pub fn rotation_bound(inst: &Instance) -> u64 {
+    let b = inst.bin;
+    let shortest = |d: &[i64; 3]| d[0].min(d[1]).min(d[2]);
+    let big: Vec<&[i64; 3]> = inst.items.iter().filter(|d| 2 * shortest(d) > b).collect();
+    let thinnest = big.iter().map(|d| shortest(d)).min().unwrap_or(b + 1);
+    let lonely: Vec<[i64; 3]> = inst
+        .items
+        .iter()
+        .filter(|d| 2 * shortest(d) <= b && shortest(d) + thinnest > b)
+        .copied()
+        .collect();
+    let v = b.pow(3);
+    let apart = big.len() as i64 + (volume_sum(&lonely) + v - 1) / v;
+    volume_bound(inst).max(apart as u64)
+}
+
+/// Distinct values of axis `a` that are at most `limit`, ascending.
+fn values(items: &[[i64; 3]], a: usize, limit: i64) -> Vec<i64> {
+    let mut v: Vec<i64> = items.iter().map(|d| d[a]).filter(|&x| x <= limit).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// L1 of Martello, Pisinger and Vigo (2000) for the stacking axis `h` of one rotation: items
+/// wider and deeper than half the bin must stack along `h`, a 1D problem bounded as in
+/// Martello and Toth's L2.
+fn bound_one_axis(items: &[[i64; 3]], b: i64, [w, h, d]: [usize; 3]) -> i64 {
+    let big: Vec<i64> = items
+        .iter()
+        .filter(|x| 2 * x[w] > b && 2 * x[d] > b)
+        .map(|x| x[h])
+        .collect();
+    if big.is_empty() {
+        return if items.is_empty() { 0 } else { 1 };
+    }
+    let mut lb = 1;
+    let mut ps: Vec<i64> = big.iter().copied().filter(|&x| x <= b / 2).collect();
+    ps.sort_unstable();
+    ps.dedup();
+    for p in ps {
+        let (mut j1, mut j2, mut j2h, mut j2hp, mut j3, mut j3h) =
+            (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
+        for &x in &big {
+            if x > b - p {
+                j1 += 1;
+            }
+            if b - p >= x && 2 * x > b {
+                j2 += 1;
+                j2h += x;
+                j2hp += (b - x) / p;
+            }
+            if 2 * x <= b && x >= p {
+                j3 += 1;
+                j3h += x;
+            }
+        }
+        let spill = j3h - (j2 * b - j2h);
+        let alpha = if spill > 0 { (spill + b - 1) / b } else { 0 };
+        let per = b / p;
+        let beta = if j3 - j2hp > 0 {
+            (j3 - j2hp + per - 1) / per
+        } else {
+            0
+        };
+        lb = lb.max(j1 + j2 + alpha.max(beta));
+    }
+    lb
+}
+
+/// L2 of Martello, Pisinger and Vigo (2000) for one rotation: on top of L1, items too large to
+/// stand beside the near-full-section ones need the volume that those leave free.
+fn bound_two_axis(items: &[[i64; 3]], b: i64, axes: [usize; 3]) -> i64 {
+    let [w, h, d] = axes;
+    let lb1 = bound_one_axis(items, b, axes);
+    let mut lb = lb1;
+    let face = b * b;
+    for p in values(items, w, b / 2) {
+        for q in values(items, d, b / 2) {
+            let (mut k1h, mut k23v) = (0i64, 0i64);
+            for x in items {
+                if x[w] > b - p && x[d] > b - q {
+                    k1h += x[h];
+                } else if x[w] >= p && x[d] >= q {
+                    k23v += x[0] * x[1] * x[2];
+                }
+            }
+            let need = k23v - (b * lb1 - k1h) * face;
+            if need > 0 {
+                lb = lb.max(lb1 + (need + face * b - 1) / (face * b));
+            }
+        }
+    }
+    lb
+}
+
+/// L2 for fixed orientations: the best of the three rotations of the problem, and L0.
+pub fn l2_bound(inst: &Instance) -> u64 {
+    let rotations = [[0, 1, 2], [1, 2, 0], [2, 0, 1]];
+    let best = rotations
+        .iter()
+        .map(|&r| bound_two_axis(&inst.items, inst.bin, r))
+        .max()
+        .unwrap_or(0);
+    (best.max(0) as u64).max(volume_bound(inst))
+}

@@ -1,0 +1,309 @@
+//! One open box: its placed units, its extreme points, and the exact feasibility test and merit
+//! of a candidate position for a unit.
+
+use super::{points, Ctx, Merit, SUPPORT_DEN, SUPPORT_NUM};
+use crate::geometry::{Cuboid, V3};
+use crate::problem::Kind;
+
+/// Under a contact merit, a box holding more than `CROWDED` units weighs only its
+/// `CROWDED_POINTS` lowest candidate positions per unit: boxes of a few dozen units are
+/// untouched, and a box of thousands of small units stays fast.
+const CROWDED: usize = 32;
+const CROWDED_POINTS: usize = 24;
+
+/// A unit in a box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Placed {
+    pub kind: u32,
+    /// Index into the kind's turns.
+    pub turn: u8,
+    pub c: Cuboid,
+}
+
+/// A feasible position for a unit and its merit (smaller is better).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate {
+    pub pos: V3,
+    pub turn: u8,
+    key: (i128, i64, i64, i64, i64),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Bin {
+    /// Index of the box kind in its warehouse.
+    pub box_kind: usize,
+    pub size: V3,
+    /// Weight the units may add up to (box limit, instruction cap and tare accounted for).
+    pub cap: i64,
+    pub weight: i64,
+    pub volume: i128,
+    pub placed: Vec<Placed>,
+    points: Vec<points::Point>,
+    /// Kinds that may not join this box because of a kind already in it (sorted).
+    blocked: Vec<u32>,
+    /// Indices of `placed` by increasing x, and the widest unit along x: every unit that can
+    /// touch, overlap or lie above or below a cuboid starts within a window of x around it.
+    by_x: Vec<u32>,
+    wmax: i64,
+}
+
+/// Whether `upper`, lying anywhere above `lower` with overlapping footprints, is allowed there.
+fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
+    !lower.no_load
+        && (!lower.fragile || upper.fragile)
+        && (!heavy_bottom || upper.weight <= lower.weight)
+}
+
+impl Bin {
+    pub fn new(box_kind: usize, size: V3, cap: i64) -> Self {
+        Bin {
+            box_kind,
+            size,
+            cap,
+            weight: 0,
+            volume: 0,
+            placed: Vec::new(),
+            points: vec![points::Point {
+                at: [0, 0, 0],
+                room: size,
+            }],
+            blocked: Vec::new(),
+            by_x: Vec::new(),
+            wmax: 0,
+        }
+    }
+
+    /// Units that may relate to `c`: those starting along x within reach of it.
+    fn near<'a>(&'a self, c: &Cuboid) -> impl Iterator<Item = &'a Placed> + 'a {
+        let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
+        let start = self
+            .by_x
+            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo);
+        self.by_x[start..]
+            .iter()
+            .map(|&i| &self.placed[i as usize])
+            .take_while(move |q| q.c.pos[0] <= hi)
+    }
+
+    pub fn capacity(&self) -> i128 {
+        self.size[0] as i128 * self.size[1] as i128 * self.size[2] as i128
+    }
+
+    pub fn fill_ratio(&self) -> f64 {
+        self.volume as f64 / self.capacity() as f64
+    }
+
+    /// Cheap tests that do not depend on positions: segregation, weight, unit count, volume.
+    pub fn admits(&self, k: u32, ctx: &Ctx) -> bool {
+        let kind = &ctx.kinds[k as usize];
+        self.weight + kind.weight <= self.cap
+            && self.volume + kind.volume <= self.capacity()
+            && ctx
+                .rules
+                .max_units
+                .is_none_or(|m| self.placed.len() < m as usize)
+            && self.blocked.binary_search(&k).is_err()
+    }
+
+    /// The best feasible position of a unit of kind `k`, if any.
+    pub fn best(&self, k: u32, ctx: &Ctx, merit: Merit) -> Option<Candidate> {
+        if !self.admits(k, ctx) {
+            return None;
+        }
+        let kind = &ctx.kinds[k as usize];
+        let mut best: Option<Candidate> = None;
+        let mut evaluated = 0u64;
+        let lowest = matches!(merit, Merit::Lowest | Merit::LowestTall);
+        let limit = if self.placed.len() > CROWDED {
+            CROWDED_POINTS
+        } else {
+            usize::MAX
+        };
+        for (seen, pt) in self.points.iter().enumerate() {
+            // Points come lowest first: under a lowest-first merit the first point with a
+            // feasible turn wins; under a contact merit only the lowest points are weighed
+            // once a box holds many units, which keeps a box of hundreds of units fast.
+            if best.is_some() && (lowest || seen >= limit) {
+                break;
+            }
+            evaluated += kind.turns.len() as u64;
+            let p = pt.at;
+            for (t, turn) in kind.turns.iter().enumerate() {
+                if (0..3).any(|a| turn.dim[a] > pt.room[a]) {
+                    continue;
+                }
+                let c = Cuboid {
+                    pos: p,
+                    dim: turn.dim,
+                };
+                evaluated += 1 + self.near(&c).count() as u64;
+                let Some(contact) = self.check(&c, kind, ctx, merit) else {
+                    continue;
+                };
+                let (t, h) = (t as i64, -turn.dim[1]);
+                let key = match merit {
+                    Merit::Lowest => (0, p[1], p[2], p[0], t),
+                    Merit::LowestTall => (0, p[1], p[2], p[0], h),
+                    Merit::Contact => (-contact, p[1], p[2], p[0], t),
+                    Merit::ContactTall => (-contact, p[1], p[2], p[0], h),
+                };
+                if best.as_ref().is_none_or(|b| key < b.key) {
+                    best = Some(Candidate {
+                        pos: p,
+                        turn: t as u8,
+                        key,
+                    });
+                }
+            }
+        }
+        ctx.spend(evaluated);
+        best
+    }
+
+    /// Exact test of cuboid `c` for a unit of `kind`; `Some(contact area)` when feasible (the
+    /// area is only computed for the contact merit).
+    fn check(&self, c: &Cuboid, kind: &Kind, ctx: &Ctx, merit: Merit) -> Option<i128> {
+        let rules = ctx.rules;
+        let y = c.pos[1];
+        let mut support: i64 = 0;
+        let mut contact: i128 = 0;
+        for q in self.near(c) {
+            if c.intersects(&q.c) {
+                return None;
+            }
+            let below = q.c.end(1) <= y;
+            let above = c.end(1) <= q.c.pos[1];
+            if below || above {
+                let fo = c.footprint_overlap(&q.c);
+                if fo > 0 {
+                    let other = &ctx.kinds[q.kind as usize];
+                    let ok = if below {
+                        may_carry(other, kind, rules.heavy_bottom)
+                    } else {
+                        may_carry(kind, other, rules.heavy_bottom)
+                    };
+                    if !ok {
+                        return None;
+                    }
+                    if below && q.c.end(1) == y {
+                        support += fo;
+                    }
+                }
+            }
+            if matches!(merit, Merit::Contact | Merit::ContactTall) {
+                contact += c.contact_area(&q.c) as i128;
+            }
+        }
+        if rules.require_support && y > 0 {
+            let base = c.dim[0] as i128 * c.dim[2] as i128;
+            if (support as i128) * (SUPPORT_DEN as i128) < base * SUPPORT_NUM as i128 {
+                return None;
+            }
+        }
+        if matches!(merit, Merit::Contact | Merit::ContactTall) {
+            for a in 0..3 {
+                let (b, d) = ((a + 1) % 3, (a + 2) % 3);
+                let face = c.dim[b] as i128 * c.dim[d] as i128;
+                if c.pos[a] == 0 {
+                    contact += face;
+                }
+                if c.end(a) == self.size[a] {
+                    contact += face;
+                }
+            }
+        }
+        Some(contact)
+    }
+
+    /// Places a unit at a candidate returned by [`Bin::best`] for the same kind.
+    pub fn place(&mut self, k: u32, cand: &Candidate, ctx: &Ctx) {
+        let kind = &ctx.kinds[k as usize];
+        let turn = &kind.turns[cand.turn as usize];
+        let c = Cuboid {
+            pos: cand.pos,
+            dim: turn.dim,
+        };
+        self.push(
+            Placed {
+                kind: k,
+                turn: cand.turn,
+                c,
+            },
+            ctx,
+        );
+    }
+
+    /// Adds a unit whose position is already known to be feasible.
+    pub fn push(&mut self, p: Placed, ctx: &Ctx) {
+        let kind = &ctx.kinds[p.kind as usize];
+        if !self.placed.iter().any(|q| q.kind == p.kind) {
+            for &b in &kind.conflicts {
+                if let Err(i) = self.blocked.binary_search(&b) {
+                    self.blocked.insert(i, b);
+                }
+            }
+        }
+        ctx.spend((self.points.len() + 6 * self.placed.len()) as u64);
+        self.weight += kind.weight;
+        self.volume += kind.volume;
+        let at = self
+            .by_x
+            .partition_point(|&i| self.placed[i as usize].c.pos[0] <= p.c.pos[0]);
+        self.by_x.insert(at, self.placed.len() as u32);
+        self.wmax = self.wmax.max(p.c.dim[0]);
+        self.placed.push(p);
+        points::update(
+            &mut self.points,
+            &self.placed,
+            self.size,
+            ctx.rules.require_support,
+        );
+    }
+
+    /// The box with only the units at indices `keep`, same positions, if every one of them is
+    /// still supported (removing a unit can leave the ones above it hanging); else the kept
+    /// units packed afresh, if some configuration manages.
+    pub fn keep_only(&self, keep: &[usize], ctx: &Ctx) -> Option<Bin> {
+        let mut rest: Vec<Placed> = keep.iter().map(|&i| self.placed[i]).collect();
+        rest.sort_by_key(|p| (p.c.pos[1], p.c.pos[2], p.c.pos[0]));
+        let mut bin = Bin::new(self.box_kind, self.size, self.cap);
+        for p in &rest {
+            bin.push(*p, ctx);
+        }
+        let supported = !ctx.rules.require_support
+            || rest.iter().all(|p| {
+                let base = p.c.dim[0] as i128 * p.c.dim[2] as i128;
+                let area: i64 = rest
+                    .iter()
+                    .filter(|q| q.c.end(1) == p.c.pos[1])
+                    .map(|q| p.c.footprint_overlap(&q.c))
+                    .sum();
+                p.c.pos[1] == 0 || area as i128 * SUPPORT_DEN as i128 >= base * SUPPORT_NUM as i128
+            });
+        if supported {
+            return Some(bin);
+        }
+        let units: Vec<u32> = rest.iter().map(|p| p.kind).collect();
+        crate::construct::CONFIGS
+            .iter()
+            .find_map(|&(order, merit)| {
+                let mut sorted = units.clone();
+                crate::construct::sort_units(&mut sorted, ctx.kinds, order);
+                let mut b = Bin::new(self.box_kind, self.size, self.cap);
+                let taken = vec![false; sorted.len()];
+                (crate::construct::fill(&mut b, &sorted, &taken, ctx, merit).len() == sorted.len())
+                    .then_some(b)
+            })
+    }
+
+    /// Moves every unit (and candidate position) by `d`; the caller keeps it inside the box.
+    pub fn shift(&mut self, d: V3) {
+        for p in &mut self.placed {
+            (0..3).for_each(|a| p.c.pos[a] += d[a]);
+        }
+        for p in &mut self.points {
+            (0..3).for_each(|a| p.at[a] += d[a]);
+            p.room = points::room_of(p.at, &self.placed, self.size);
+        }
+    }
+}

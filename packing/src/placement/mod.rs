@@ -1,0 +1,53 @@
+//! Placement of units inside one box: extreme points as candidate positions, every allowed turn
+//! tried at each, hard rules (inside, no overlap, support, stacking, weight, segregation)
+//! checked exactly, and a merit choosing among the feasible candidates.
+
+mod bin;
+mod points;
+
+pub(crate) use bin::{Bin, Placed};
+
+use crate::problem::{Kind, Rules};
+use std::cell::Cell;
+
+/// Share of a unit's base that must rest on the floor or on tops of units directly below it,
+/// as `SUPPORT_NUM / SUPPORT_DEN`. Full support is what a packer at the bench can trust without
+/// thinking about overhangs, and it is what the validator checks.
+pub const SUPPORT_NUM: i64 = 1;
+pub const SUPPORT_DEN: i64 = 1;
+
+/// How the best of the feasible candidates in one box is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Merit {
+    /// Lowest, then rearmost (smallest z), then leftmost; earlier turns first. The plain rule.
+    Lowest,
+    /// As `Lowest`, but among turns at one position the tallest first: a unit standing on its
+    /// smallest face leaves the most floor, and floor is where full support is easy.
+    LowestTall,
+    /// Most face contact with walls, floor and other units; then as `Lowest`.
+    Contact,
+    /// As `Contact`, ties going to the tallest turn.
+    ContactTall,
+}
+
+/// What every placement decision needs to see: the unit kinds, the request-wide rules, and a
+/// counter of candidate evaluations, which is the deterministic unit of the work budget.
+pub(crate) struct Ctx<'a> {
+    pub kinds: &'a [Kind],
+    pub rules: &'a Rules,
+    pub work: Cell<u64>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(kinds: &'a [Kind], rules: &'a Rules) -> Self {
+        Ctx {
+            kinds,
+            rules,
+            work: Cell::new(0),
+        }
+    }
+
+    pub fn spend(&self, n: u64) {
+        self.work.set(self.work.get() + n);
+    }
+}

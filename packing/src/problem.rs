@@ -1,0 +1,292 @@
+//! Checks a request field by field (errors name the field, e.g. `items[2].width`) and turns it
+//! into the packer's fixed-point problem: unit kinds with their turns and conflicts, warehouses
+//! with box kinds and stock, and the request-wide rules, instructions applied.
+
+use crate::error::{Error, Result};
+use crate::geometry::{len_down, len_up, volume, weight_down, weight_up, V3};
+use crate::hazmat::{self, HazClass};
+use crate::instructions::{self, Directives};
+use crate::model::{Goal, Orientation, PackRequest, DEFAULT_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS};
+use crate::orientation::{turns, Turn};
+
+/// Largest accepted length, in request units.
+pub const MAX_LENGTH: f64 = 1.0e6;
+/// Largest accepted weight, in request units.
+pub const MAX_WEIGHT: f64 = 1.0e9;
+/// Most physical units one request may ask for.
+pub const MAX_UNITS: i64 = 10_000;
+/// Work units (candidate positions and unit pairs examined) the packer may spend per
+/// millisecond of `time_limit_ms`. A release build on one core of the development machine does
+/// 50,000-140,000 per millisecond depending on the load, so the limit is kept about as a time
+/// limit; it is never read from a clock, which keeps results identical for identical requests.
+pub const WORK_PER_MS: u64 = 60_000;
+
+/// Request-wide placement rules.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rules {
+    pub require_support: bool,
+    pub heavy_bottom: bool,
+    pub max_units: Option<u32>,
+}
+
+/// All units of one request item.
+#[derive(Debug, Clone)]
+pub(crate) struct Kind {
+    pub item: usize,
+    /// Units requested.
+    pub quantity: u64,
+    pub turns: Vec<Turn>,
+    pub volume: i128,
+    pub weight: i64,
+    pub fragile: bool,
+    /// Nothing may be placed above a unit of this kind.
+    pub no_load: bool,
+    pub hazmat: Option<HazClass>,
+    /// Kinds that may not share a package with this one (segregation and instructions), sorted.
+    pub conflicts: Vec<u32>,
+}
+
+/// A box type of one warehouse.
+#[derive(Debug, Clone)]
+pub(crate) struct BoxKind {
+    /// Index in the warehouse's `boxes`.
+    pub index: usize,
+    pub size: V3,
+    /// Weight the units may add up to: the limit (and the instruction cap) less the tare.
+    pub cap: i64,
+    pub cost: f64,
+    pub quantity: Option<u64>,
+    pub volume: i128,
+}
+
+/// A warehouse as the packer sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Depot {
+    pub boxes: Vec<BoxKind>,
+    /// Stock per kind.
+    pub stock: Vec<u64>,
+}
+
+pub(crate) struct Problem {
+    pub kinds: Vec<Kind>,
+    pub depots: Vec<Depot>,
+    pub rules: Rules,
+    pub goal: Goal,
+    /// Candidate evaluations allowed to the improvement phase.
+    pub budget: u64,
+    /// Improvement moves without gain tolerated before the search stops early.
+    pub patience: usize,
+    /// Randomised fills per new box in the first packing (half that in later moves).
+    pub restarts: usize,
+    pub directives: Directives,
+}
+
+fn positive(v: f64, max: f64, field: impl FnOnce() -> String) -> Result<()> {
+    if !v.is_finite() || v <= 0.0 || v > max {
+        return Err(Error::field(
+            field(),
+            format!("must be a number above 0 and at most {max}"),
+        ));
+    }
+    Ok(())
+}
+
+fn non_negative(v: f64, max: f64, field: impl FnOnce() -> String) -> Result<()> {
+    if !v.is_finite() || v < 0.0 || v > max {
+        return Err(Error::field(
+            field(),
+            format!("must be a number from 0 to {max}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Field-by-field checks of the request.
+pub(crate) fn check(req: &PackRequest) -> Result<()> {
+    if req.items.is_empty() {
+        return Err(Error::field("items", "must list at least one item"));
+    }
+    let mut total = 0i64;
+    for (i, it) in req.items.iter().enumerate() {
+        let f = |name: &str| format!("items[{i}].{name}");
+        if it.item_id.trim().is_empty() {
+            return Err(Error::field(f("item_id"), "must not be empty"));
+        }
+        if req.items[..i].iter().any(|o| o.item_id == it.item_id) {
+            return Err(Error::field(f("item_id"), "duplicates an earlier item_id"));
+        }
+        positive(it.width, MAX_LENGTH, || f("width"))?;
+        positive(it.height, MAX_LENGTH, || f("height"))?;
+        positive(it.length, MAX_LENGTH, || f("length"))?;
+        non_negative(it.weight, MAX_WEIGHT, || f("weight"))?;
+        if !(1..=MAX_UNITS).contains(&it.quantity) {
+            return Err(Error::field(
+                f("quantity"),
+                format!("must be from 1 to {MAX_UNITS}"),
+            ));
+        }
+        total += it.quantity;
+        if let Some(h) = &it.hazmat {
+            if hazmat::parse_class(&h.class).is_none() {
+                return Err(Error::field(
+                    f("hazmat.class"),
+                    "must be a DOT hazard class or division such as 3, 2.1 or 5.1",
+                ));
+            }
+        }
+    }
+    if total > MAX_UNITS {
+        return Err(Error::field(
+            "items",
+            format!("at most {MAX_UNITS} units in total"),
+        ));
+    }
+    if req.warehouses.is_empty() {
+        return Err(Error::field(
+            "warehouses",
+            "must list at least one warehouse",
+        ));
+    }
+    for (w, wh) in req.warehouses.iter().enumerate() {
+        if wh.warehouse_id.trim().is_empty() {
+            return Err(Error::field(
+                format!("warehouses[{w}].warehouse_id"),
+                "must not be empty",
+            ));
+        }
+        if req.warehouses[..w]
+            .iter()
+            .any(|o| o.warehouse_id == wh.warehouse_id)
+        {
+            let field = format!("warehouses[{w}].warehouse_id");
+            return Err(Error::field(field, "duplicates an earlier warehouse_id"));
+        }
+        for (b, bx) in wh.boxes.iter().enumerate() {
+            let f = |name: &str| format!("warehouses[{w}].boxes[{b}].{name}");
+            if bx.box_id.trim().is_empty() {
+                return Err(Error::field(f("box_id"), "must not be empty"));
+            }
+            if wh.boxes[..b].iter().any(|o| o.box_id == bx.box_id) {
+                return Err(Error::field(f("box_id"), "duplicates an earlier box_id"));
+            }
+            positive(bx.width, MAX_LENGTH, || f("width"))?;
+            positive(bx.height, MAX_LENGTH, || f("height"))?;
+            positive(bx.length, MAX_LENGTH, || f("length"))?;
+            positive(bx.max_weight, MAX_WEIGHT, || f("max_weight"))?;
+            non_negative(bx.cost, MAX_WEIGHT, || f("cost"))?;
+            non_negative(bx.tare_weight, MAX_WEIGHT, || f("tare_weight"))?;
+            if bx.quantity.is_some_and(|q| !(0..=1_000_000).contains(&q)) {
+                return Err(Error::field(f("quantity"), "must be from 0 to 1000000"));
+            }
+        }
+        for (id, &n) in &wh.inventory {
+            if n < 0 {
+                let field = format!("warehouses[{w}].inventory.{id}");
+                return Err(Error::field(field, "must not be negative"));
+            }
+        }
+    }
+    if req
+        .options
+        .time_limit_ms
+        .is_some_and(|t| t > MAX_TIME_LIMIT_MS)
+    {
+        let msg = format!("must be at most {MAX_TIME_LIMIT_MS}");
+        return Err(Error::field("options.time_limit_ms", msg));
+    }
+    Ok(())
+}
+
+/// Builds the problem of a checked request.
+pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
+    check(req)?;
+    let directives = instructions::read(req);
+    let d = &directives;
+    let mut kinds: Vec<Kind> = req
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let dims = [len_up(it.width), len_up(it.height), len_up(it.length)];
+            let mut rule = it.orientation;
+            if d.upright.contains(&i) && rule == Orientation::Any {
+                rule = Orientation::Upright;
+            }
+            if d.fixed.contains(&i) {
+                rule = Orientation::Fixed;
+            }
+            Kind {
+                item: i,
+                quantity: it.quantity as u64,
+                turns: turns(dims, rule),
+                volume: volume(dims),
+                weight: weight_up(it.weight),
+                fragile: it.fragile,
+                no_load: !it.stackable
+                    || d.no_stack.contains(&i)
+                    || (d.fragile_on_top && it.fragile),
+                hazmat: it
+                    .hazmat
+                    .as_ref()
+                    .and_then(|h| hazmat::parse_class(&h.class)),
+                conflicts: Vec::new(),
+            }
+        })
+        .collect();
+    let n = kinds.len();
+    for a in 0..n {
+        for b in 0..n {
+            let haz = match (&kinds[a].hazmat, &kinds[b].hazmat) {
+                (Some(x), Some(y)) => !hazmat::compatible(x, y),
+                _ => false,
+            };
+            if a != b && (haz || d.apart.contains(&(a.min(b), a.max(b)))) {
+                kinds[a].conflicts.push(b as u32);
+            }
+        }
+    }
+    let cap_gross = d.max_weight.map(weight_down);
+    let depots = req
+        .warehouses
+        .iter()
+        .map(|wh| Depot {
+            boxes: wh
+                .boxes
+                .iter()
+                .enumerate()
+                .map(|(index, bx)| {
+                    let size = [len_down(bx.width), len_down(bx.height), len_down(bx.length)];
+                    let limit = weight_down(bx.max_weight).min(cap_gross.unwrap_or(i64::MAX));
+                    BoxKind {
+                        index,
+                        size,
+                        cap: limit - weight_up(bx.tare_weight),
+                        cost: bx.cost,
+                        quantity: bx.quantity.map(|q| q as u64),
+                        volume: volume(size),
+                    }
+                })
+                .collect(),
+            stock: req
+                .items
+                .iter()
+                .map(|it| wh.inventory.get(&it.item_id).copied().unwrap_or(0) as u64)
+                .collect(),
+        })
+        .collect();
+    let time = req.options.time_limit_ms.unwrap_or(DEFAULT_TIME_LIMIT_MS);
+    Ok(Problem {
+        kinds,
+        depots,
+        rules: Rules {
+            require_support: req.options.require_support,
+            heavy_bottom: d.heavy_bottom,
+            max_units: d.max_units,
+        },
+        goal: d.goal.unwrap_or(req.options.goal),
+        budget: time * WORK_PER_MS,
+        patience: (time / 4) as usize,
+        restarts: (time / 32).min(64) as usize,
+        directives,
+    })
+}

@@ -1,0 +1,132 @@
+//! The crossbeam worker pool for CPU-bound work (packing): a bounded queue feeding a fixed
+//! set of threads, so a burst of requests is refused (503) instead of queueing without
+//! limit, and async handlers await results without blocking the runtime.
+
+use std::thread::JoinHandle;
+
+use crossbeam::channel::{self, Receiver, Sender, TrySendError};
+use tokio::sync::oneshot;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Why a job was not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// The queue is full: the caller should answer 503 with Retry-After.
+    Busy,
+    /// The pool is shutting down.
+    Closed,
+}
+
+pub struct WorkerPool {
+    sender: Option<Sender<Job>>,
+    threads: Vec<JoinHandle<()>>,
+    /// Keeps the queue open even with no worker threads (a pool that never drains is how
+    /// tests fill the queue deterministically).
+    _receiver: Receiver<Job>,
+}
+
+impl WorkerPool {
+    /// `workers` threads behind a queue of `capacity` waiting jobs.
+    pub fn new(name: &str, workers: usize, capacity: usize) -> WorkerPool {
+        let (sender, receiver) = channel::bounded::<Job>(capacity);
+        let threads = (0..workers)
+            .map(|i| {
+                let rx = receiver.clone();
+                std::thread::Builder::new()
+                    .name(format!("{name}-{i}"))
+                    .spawn(move || {
+                        for job in rx {
+                            // A panicking job must not take the worker down with it.
+                            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                        }
+                    })
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        WorkerPool {
+            sender: Some(sender),
+            threads,
+            _receiver: receiver,
+        }
+    }
+
+    /// Queues `f`; refuses at once when the queue is full. The receiver yields the result
+    /// (an error if the job panicked).
+    pub fn submit<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<oneshot::Receiver<T>, Refused> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _ = tx.send(f());
+        });
+        match self.sender.as_ref().map(|s| s.try_send(job)) {
+            Some(Ok(())) => Ok(rx),
+            Some(Err(TrySendError::Full(_))) => Err(Refused::Busy),
+            Some(Err(TrySendError::Disconnected(_))) | None => Err(Refused::Closed),
+        }
+    }
+
+    /// [`WorkerPool::submit`] and await the result.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Refused> {
+        // A job that panicked drops its sender: report it as closed rather than hang.
+        self.submit(f)?.await.map_err(|_| Refused::Closed)
+    }
+
+    /// Stops taking jobs, lets the queued ones finish and joins the threads.
+    pub fn shutdown(&mut self) {
+        self.sender.take();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for WorkerPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[tokio::test]
+    async fn runs_jobs_and_refuses_when_the_queue_is_full() {
+        let pool = WorkerPool::new("t", 1, 1);
+        assert_eq!(pool.run(|| 2 + 2).await, Ok(4));
+        // Block the only worker, fill the one queue slot, then the next is refused.
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let first = pool
+            .submit(move || {
+                started_tx.send(()).unwrap();
+                release_rx.recv().unwrap();
+                1
+            })
+            .unwrap();
+        started_rx.recv().unwrap();
+        let second = pool.submit(|| 2).unwrap();
+        assert_eq!(pool.submit(|| 3).err(), Some(Refused::Busy));
+        release_tx.send(()).unwrap();
+        assert_eq!(first.await, Ok(1));
+        assert_eq!(second.await, Ok(2));
+        assert_eq!(pool.run(|| 5).await, Ok(5), "room again");
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_does_not_kill_the_worker() {
+        let pool = WorkerPool::new("t", 1, 4);
+        assert_eq!(
+            pool.run(|| -> i32 { panic!("boom") }).await,
+            Err(Refused::Closed)
+        );
+        assert_eq!(pool.run(|| 7).await, Ok(7));
+    }
+}

@@ -1,0 +1,201 @@
+//! The packing listener's `POST /api/v1/optimize`: API-key auth, the response shape with
+//! valid placements, unfitted reasons, input errors by field path, and 503 when the
+//! worker queue is full.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::{assert_error, body, Server};
+
+fn request() -> Value {
+    json!({
+        "units": "in",
+        "items": [
+            {"item_id": "mug", "width": 4, "height": 4, "length": 4, "weight": 1, "quantity": 6, "orientation": "upright"},
+            {"item_id": "crate", "width": 40, "height": 40, "length": 40, "weight": 5, "quantity": 1},
+            {"item_id": "ghost", "width": 2, "height": 2, "length": 2, "weight": 1, "quantity": 2},
+        ],
+        "warehouses": [{"warehouse_id": "w1",
+            "boxes": [{"box_id": "M", "width": 12, "height": 8, "length": 10, "max_weight": 40, "quantity": 10, "cost": 1.5}],
+            "inventory": {"mug": 10, "crate": 1}}],
+        "options": {"goal": "fewest_packages", "instructions": "keep mug upright\nplease sing a song"},
+    })
+}
+
+fn optimize(s: &Server, key: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+    let mut r = s
+        .http
+        .post(format!("{}/api/v1/optimize", s.packing))
+        .json(body);
+    if let Some(k) = key {
+        r = r.header("X-API-Key", k);
+    }
+    r
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimize_packs_with_valid_placements_and_reports_what_did_not_fit() {
+    let s = Server::start().await;
+    let (status, v) = body(
+        optimize(&s, Some(&s.creds.api_key), &request())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let packages = v["packages"].as_array().unwrap();
+    assert_eq!(v["summary"]["total_packages"], packages.len());
+    assert_eq!(v["summary"]["total_items_packed"], 6);
+    assert_eq!(v["summary"]["warehouses_used"], json!(["w1"]));
+    assert!(v["summary"]["solve_ms"].is_number());
+    for p in packages {
+        let id = p["package_id"].as_str().unwrap();
+        assert!(
+            id.starts_with("pkg_w1_M_") && id.len() > "pkg_w1_M_".len(),
+            "{id}"
+        );
+        let bx = &p["box_dimensions"];
+        for it in p["items"].as_array().unwrap() {
+            for (axis, dim) in [("x", "width"), ("y", "height"), ("z", "length")] {
+                let start = it["position"][axis].as_f64().unwrap();
+                let end = start + it["dimensions"][dim].as_f64().unwrap();
+                assert!(
+                    start >= -1e-9 && end <= bx[dim].as_f64().unwrap() + 1e-9,
+                    "{it} outside {bx}"
+                );
+            }
+            assert_eq!(
+                it["dimensions"]["height"], 4.0,
+                "upright keeps the height vertical"
+            );
+        }
+        assert!(p["volume_utilization"].as_f64().unwrap() > 0.0);
+        assert!(p["weight_distribution"]["balance_score"].is_number());
+        assert!(p["center_of_gravity"]["y"].is_number());
+    }
+    let mut unfitted: Vec<(String, String)> = v["unfitted_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["item_id"].as_str().unwrap().to_string(),
+                u["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    unfitted.sort();
+    assert_eq!(
+        unfitted,
+        [
+            ("crate".to_string(), "too_large".to_string()),
+            ("ghost".to_string(), "no_inventory".to_string())
+        ]
+    );
+    let statuses: Vec<&str> = v["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["applied", "not_understood"],
+        "{}",
+        v["instructions"]
+    );
+    assert_eq!(v["compliance"]["hazmat_compliant"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimize_needs_an_api_key_and_names_bad_fields() {
+    let s = Server::start().await;
+    let no_key = optimize(&s, None, &request()).send().await.unwrap();
+    assert_eq!(no_key.status(), 401);
+    assert_error(&no_key.json().await.unwrap(), "unauthorized", None);
+    let token = s.token_for(&s.creds).await;
+    let bearer = s
+        .http
+        .post(format!("{}/api/v1/optimize", s.packing))
+        .bearer_auth(token)
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bearer.status(),
+        401,
+        "the packing service takes X-API-Key only"
+    );
+
+    let key = s.creds.api_key.clone();
+    let mut cases: Vec<(Value, u16, &str)> = Vec::new();
+    let mut r = request();
+    r.as_object_mut().unwrap().remove("items");
+    cases.push((r, 422, "items"));
+    let mut r = request();
+    r["items"][1].as_object_mut().unwrap().remove("width");
+    cases.push((r, 422, "items[1].width"));
+    let mut r = request();
+    r["items"][0]["width"] = json!(-4);
+    cases.push((r, 422, "items[0].width"));
+    let mut r = request();
+    r["options"]["goal"] = json!("cheapest");
+    cases.push((r, 422, "options.goal"));
+    let mut r = request();
+    r["warehouses"][0]["boxes"][0]["max_weight"] = json!("heavy");
+    cases.push((r, 400, "warehouses[0].boxes[0].max_weight"));
+    let mut r = request();
+    r["units"] = json!("ft");
+    cases.push((r, 422, "units"));
+    for (input, status, field) in cases {
+        let (st, v) = body(optimize(&s, Some(&key), &input).send().await.unwrap()).await;
+        assert_eq!(st, status, "{field}: {v}");
+        assert_eq!(v["error"]["field"], field, "{v}");
+    }
+    let resp = s
+        .http
+        .post(format!("{}/api/v1/optimize", s.packing))
+        .header("X-API-Key", &key)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_packing_queue_answers_503_with_retry_after() {
+    // No worker threads and one queue slot: the first request waits in the queue (until
+    // the request timeout), the second finds it full.
+    let s = Server::start_with(|c| {
+        c.packing_workers = 0;
+        c.packing_queue = 1;
+        c.limits.request_timeout = Duration::from_millis(500);
+    })
+    .await;
+    let key = s.creds.api_key.clone();
+    let (a, b) = tokio::join!(
+        optimize(&s, Some(&key), &request()).send(),
+        optimize(&s, Some(&key), &request()).send()
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (503, 503));
+    let busy: Vec<&reqwest::Response> = [&a, &b]
+        .into_iter()
+        .filter(|r| r.headers().get("retry-after").is_some_and(|v| v == "1"))
+        .collect();
+    assert_eq!(busy.len(), 1, "exactly one found the queue full");
+    let (_, v) = body(optimize(&s, Some(&key), &request()).send().await.unwrap()).await;
+    assert_error(&v, "unavailable", None);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("queue is full"),
+        "{v}"
+    );
+}
