@@ -6,7 +6,7 @@ use crate::assemble::{assemble, Plan};
 use crate::balance;
 use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
 use crate::hazmat;
-use crate::improve::{score, Packing, Search};
+use crate::improve::{better, score, Packing, Search};
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
@@ -96,10 +96,9 @@ fn pack_depot(
             left,
         };
         let s = score(&cand.bins, cand.leftover.len(), &depot.boxes, p.goal);
-        if best
-            .as_ref()
-            .is_none_or(|b| s < score(&b.bins, b.leftover.len(), &depot.boxes, p.goal))
-        {
+        let beats =
+            |b: &Packing| better(&s, &score(&b.bins, b.leftover.len(), &depot.boxes, p.goal));
+        if best.as_ref().is_none_or(beats) {
             best = Some(cand);
         }
     }

@@ -34,7 +34,8 @@ pub(crate) fn score(bins: &[Bin], leftover: usize, boxes: &[BoxKind], goal: Goal
     }
 }
 
-fn better(a: &Score, b: &Score) -> bool {
+/// Whether `a` is strictly better than `b`, float noise aside.
+pub(crate) fn better(a: &Score, b: &Score) -> bool {
     const EPS: f64 = 1e-9;
     if a.0 != b.0 {
         return a.0 < b.0;
