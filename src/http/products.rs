@@ -396,11 +396,6 @@ pub fn out(p: &ProductRecord) -> ProductOut<'_> {
     }
 }
 
-/// The product as a JSON value (for events and callers that compose documents).
-pub fn to_json(p: &ProductRecord) -> Value {
-    serde_json::to_value(out(p)).unwrap_or(Value::Null)
-}
-
 fn parse_id(raw: &str) -> Result<u128, ApiError> {
     uuid::Uuid::parse_str(raw)
         .map(|u| u.as_u128())

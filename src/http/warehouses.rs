@@ -214,11 +214,6 @@ pub fn out(w: &WarehouseRecord) -> WarehouseOut<'_> {
     }
 }
 
-/// The warehouse as a JSON value (callers that compose documents).
-pub fn to_json(w: &WarehouseRecord) -> Value {
-    serde_json::to_value(out(w)).unwrap_or(Value::Null)
-}
-
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let page = Query::parse(ctx.query.as_deref()).page()?;
     let (rows, total) = warehouses::list(&ctx.app.store, page.limit, page.offset)?;
