@@ -75,6 +75,9 @@ pub struct Config {
     pub packing_workers: usize,
     /// Packing requests that may wait for a thread; beyond it: 503 with Retry-After.
     pub packing_queue: usize,
+    /// Pack every new order in the background (default true). Off, orders stay pending
+    /// until `POST /api/orders/{id}/pack`.
+    pub auto_pack: bool,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -103,6 +106,7 @@ pub struct FileConfig {
     pub bulk_max_orders: Option<usize>,
     pub packing_workers: Option<usize>,
     pub packing_queue: Option<usize>,
+    pub auto_pack: Option<bool>,
     pub rate_limits: Option<HashMap<String, TierLimit>>,
 }
 
@@ -263,6 +267,7 @@ impl Config {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
                 .max(1),
             packing_queue: file.packing_queue.unwrap_or(64).max(1),
+            auto_pack: file.auto_pack.unwrap_or(true),
         })
     }
 }

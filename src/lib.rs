@@ -9,6 +9,7 @@ pub mod domain;
 mod fsutil;
 pub mod housekeeping;
 pub mod http;
+pub mod packer;
 pub mod server;
 pub mod shutdown;
 pub mod tls;
@@ -117,6 +118,7 @@ pub async fn run(
             signal.clone(),
         )),
         tokio::spawn(housekeeping::run(Arc::clone(&app), signal.clone())),
+        tokio::spawn(packer::run(Arc::clone(&app), signal.clone())),
         admin,
         tokio::spawn(webhooks::dispatch::run(
             store.clone(),

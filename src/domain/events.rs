@@ -2,7 +2,7 @@
 //! trait through which domain code renders a payload in the API's JSON shape without
 //! knowing it (the HTTP layer implements it).
 
-use storage::{InventoryRecord, NewEvent, OrderRecord};
+use storage::{InventoryRecord, NewEvent, OrderRecord, PackageRecord};
 
 use super::time_fmt::rfc3339;
 
@@ -33,6 +33,9 @@ pub const KINDS: [&str; 9] = [
 pub trait Shapes: Send + Sync {
     fn inventory(&self, record: &InventoryRecord) -> String;
     fn order(&self, record: &OrderRecord) -> String;
+    fn package(&self, record: &PackageRecord) -> String;
+    /// `order.shipped` data: `{orderId, status, trackingNumbers}`, as the document shows.
+    fn order_shipped(&self, record: &OrderRecord, tracking_numbers: &[String]) -> String;
 }
 
 /// A new event with a fresh `evt_` id. Called inside transaction closures: a re-run

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 use storage::tables::{
-    Inventory, InventoryBySku, Meta, Orders, OrdersByExternalId, OrdersByStatus, Products,
-    ProductsBySku,
+    Inventory, InventoryBySku, Meta, Orders, OrdersByExternalId, OrdersByStatus, PackingJobs,
+    Products, ProductsBySku,
 };
 use storage::{
     abort, keys, AddressRecord, Allocation, OrderLine, OrderRecord, OrderStatus, StockChange,
@@ -39,6 +39,8 @@ pub enum OrderError {
         from: OrderStatus,
         to: OrderStatus,
     },
+    /// A cancel of an order one of whose packages has shipped.
+    PackageShipped,
     /// An edit of `field` on an order that is no longer pending.
     NotEditable {
         field: &'static str,
@@ -102,7 +104,7 @@ fn bump(tx: &Tx<'_>, key: String, delta: i64) -> Result<(), TxFail> {
     tx.insert::<Meta>(&key, &n.saturating_add_signed(delta))
 }
 
-fn set_status(tx: &Tx<'_>, o: &mut OrderRecord, to: OrderStatus) -> Result<(), TxFail> {
+pub(crate) fn set_status(tx: &Tx<'_>, o: &mut OrderRecord, to: OrderStatus) -> Result<(), TxFail> {
     tx.remove::<OrdersByStatus>(&(o.status.as_str().to_string(), o.id))?;
     tx.insert::<OrdersByStatus>(&(to.as_str().to_string(), o.id), &())?;
     bump(tx, count_key(Some(o.status)), -1)?;
@@ -285,6 +287,8 @@ pub fn create(
         tx.insert::<OrdersByStatus>(&(OrderStatus::Pending.as_str().to_string(), id), &())?;
         bump(tx, count_key(None), 1)?;
         bump(tx, count_key(Some(OrderStatus::Pending)), 1)?;
+        // The order's claim to be packed, consumed by the transaction that packs it.
+        tx.insert::<PackingJobs>(&id, &())?;
         tx.emit(new_event(ORDER_CREATED, shapes.order(&order), now))?;
         Ok(Created::New(order))
     })
@@ -296,7 +300,7 @@ pub fn get(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
 
 /// The `updated_at_ms` of a write of `o`: `now`, but always after the previous write,
 /// because it is the record's version (rendered orders are cached under it).
-fn next_version(o: &OrderRecord, now: i64) -> i64 {
+pub(crate) fn next_version(o: &OrderRecord, now: i64) -> i64 {
     now.max(o.updated_at_ms + 1)
 }
 
@@ -352,6 +356,7 @@ pub fn cancel(
             }
             OrderStatus::Pending | OrderStatus::Processing => {}
         }
+        super::packages::void_for_cancel(tx, o.id, || OrderError::PackageShipped, now)?;
         release(tx, &o, client_id, shapes, now)?;
         set_status(tx, &mut o, OrderStatus::Cancelled)?;
         o.cancel_reason = reason.map(str::to_string);
@@ -411,6 +416,7 @@ pub fn update(
                 return abort(OrderError::InvalidTransition { from: o.status, to });
             }
             if to == OrderStatus::Cancelled {
+                super::packages::void_for_cancel(tx, o.id, || OrderError::PackageShipped, now)?;
                 release(tx, &o, client_id, shapes, now)?;
                 cancelled = true;
             }

@@ -10,10 +10,12 @@ pub mod docs;
 pub mod error;
 pub mod health;
 pub mod idempotency;
+pub mod inbound;
 pub mod inventory;
 pub mod limits;
 pub mod openapi;
 pub mod orders;
+pub mod packages;
 pub mod packing_api;
 pub mod products;
 pub mod query;
@@ -61,6 +63,8 @@ pub struct App {
     pub packing_pool: crate::workers::WorkerPool,
     /// Wakes the webhook engine when a request queued a delivery.
     pub webhooks: crate::webhooks::Handle,
+    /// Wakes the order packer when orders were created.
+    pub packer: crate::webhooks::Handle,
     /// Database size, refreshed by housekeeping: sled lists its directory to compute it,
     /// too slow for every health check.
     disk_bytes: std::sync::atomic::AtomicU64,
@@ -90,6 +94,7 @@ impl App {
                 config.packing_queue,
             ),
             webhooks: crate::webhooks::Handle::default(),
+            packer: crate::webhooks::Handle::default(),
             disk_bytes: std::sync::atomic::AtomicU64::new(store.size_on_disk().unwrap_or(0)),
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
@@ -122,6 +127,19 @@ impl crate::domain::events::Shapes for ApiShapes {
 
     fn order(&self, record: &storage::OrderRecord) -> String {
         orders::to_json(record).to_string()
+    }
+
+    fn package(&self, record: &storage::PackageRecord) -> String {
+        serde_json::to_string(&packages::out(record)).expect("packages serialize")
+    }
+
+    fn order_shipped(&self, record: &storage::OrderRecord, tracking_numbers: &[String]) -> String {
+        serde_json::json!({
+            "orderId": uuid::Uuid::from_u128(record.id).to_string(),
+            "status": record.status.as_str(),
+            "trackingNumbers": tracking_numbers,
+        })
+        .to_string()
     }
 }
 
@@ -167,6 +185,14 @@ pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<
     let client = auth::resolve(&app, &cred, service == Service::Fulfillment, now);
     let (bucket, tier) = match &client {
         Ok(Some(c)) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
+        // A signed WMS or carrier callback is checked by its HMAC (cheaper than a token)
+        // and comes in bursts from one system: not limited like anonymous traffic.
+        Ok(None)
+            if inbound::is_inbound_path(req.uri().path())
+                && req.headers().contains_key(inbound::SIGNATURE_HEADER) =>
+        {
+            (BucketKey::Ip(peer), Tier::Unlimited)
+        }
         _ => (BucketKey::Ip(peer), Tier::Starter),
     };
     let decision = app.limiter.check(bucket, tier);
@@ -225,6 +251,8 @@ async fn route(
     };
     let client = match (def.access, client) {
         (Access::Public | Access::TokenEndpoint, _) => None,
+        // Unsigned and without credentials: the handler checks the signature.
+        (Access::Inbound, Ok(None)) => None,
         (_, Ok(Some(c))) => Some(c),
         (Access::ApiKey, _) => {
             return Err(ApiError::unauthorized(
@@ -382,6 +410,13 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         RouteId::ListWebhookDeliveries => webhooks::deliveries(ctx),
         RouteId::RetryWebhookDelivery => webhooks::retry(ctx),
         RouteId::RecoverWebhookDeliveries => webhooks::recover(ctx),
+        RouteId::PackOrder => packages::pack(ctx).await,
+        RouteId::ListPackages => packages::list(ctx),
+        RouteId::GetPackage => packages::get(ctx),
+        RouteId::ListPackageEvents => packages::events(ctx),
+        RouteId::ShipPackage => packages::ship(ctx),
+        RouteId::WmsPackageStatus => inbound::wms(ctx),
+        RouteId::CarrierTracking => inbound::carrier(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

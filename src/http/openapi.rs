@@ -324,6 +324,18 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         }
         RetryWebhookDelivery => (vec![], None, vec![ok(200, "The delivery, pending again for a new round of the retry schedule (409 unless it was failed)", schema_ref("WebhookDelivery"))]),
         RecoverWebhookDeliveries => (vec![], Some(body_of("WebhookRecover")), vec![ok(200, "How many failed deliveries were re-queued", schema_ref("WebhookRecoverResult"))]),
+        PackOrder => (vec![], None, vec![ok(200, "The order, now processing with its packages (409 with the reason when it cannot be packed; 409 invalid_transition unless pending)", schema_ref("Order"))]),
+        ListPackages => {
+            let mut params = page_params();
+            params.push(query_param("orderId", "Only the packages of this order.", json!({"type": "string", "format": "uuid"})));
+            params.push(query_param("status", "Only packages in this status.", json!({"enum": storage::PackageStatus::ALL.map(storage::PackageStatus::as_str)})));
+            (params, None, vec![ok(200, "A page of packages", schema_ref("PackageList"))])
+        }
+        GetPackage => (vec![], None, vec![ok(200, "The package", schema_ref("Package"))]),
+        ListPackageEvents => (vec![], None, vec![ok(200, "Every inbound event about the package, applied or not", schema_ref("InboundEventList"))]),
+        ShipPackage => (vec![], Some(body_of("ShipPackage")), vec![ok(200, "The shipped package", schema_ref("Package"))]),
+        WmsPackageStatus => (vec![], Some(body_of("WmsPackageStatus")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown package", schema_ref("InboundResult"))]),
+        CarrierTracking => (vec![], Some(body_of("CarrierTracking")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown tracking number", schema_ref("InboundResult"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
     }
 }
@@ -347,9 +359,15 @@ fn operation(def: &RouteDef) -> Value {
         Access::Public | Access::TokenEndpoint => json!([]),
         Access::Client => json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }]),
         Access::ApiKey => json!([{ "apiKeyAuth": [] }]),
+        Access::Inbound => {
+            json!([{ "webhookSignature": [], "webhookTimestamp": [] }, { "bearerAuth": [] }, { "apiKeyAuth": [] }])
+        }
     };
     let mut errors = vec!["RateLimited", "Internal"];
-    if def.access == Access::Client || def.access == Access::ApiKey {
+    if matches!(
+        def.access,
+        Access::Client | Access::ApiKey | Access::Inbound
+    ) {
         errors.push("Unauthorized");
     }
     if def.path.contains('{') {
@@ -448,6 +466,8 @@ fn components() -> Value {
         super::bulk_import::schemas(),
         super::packing_api::schemas(),
         super::webhooks::schemas(),
+        super::packages::schemas(),
+        super::inbound::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);
@@ -458,6 +478,10 @@ fn components() -> Value {
             "bearerAuth": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                 "description": "Token from POST /oauth/token (client credentials), valid 3600 s." },
             "apiKeyAuth": { "type": "apiKey", "in": "header", "name": "X-API-Key" },
+            "webhookSignature": { "type": "apiKey", "in": "header", "name": "X-Webhook-Signature",
+                "description": "Inbound callbacks: lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` with the source's secret (fulfilld inbound set-secret --source wms|carrier:NAME)." },
+            "webhookTimestamp": { "type": "apiKey", "in": "header", "name": "X-Webhook-Timestamp",
+                "description": "Unix seconds; more than 300 s from the appliance's clock is refused (401)." },
             "oauth2": { "type": "oauth2", "flows": { "clientCredentials": { "tokenUrl": "/oauth/token", "scopes": {} } } }
         },
         "parameters": {

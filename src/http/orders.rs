@@ -47,6 +47,11 @@ impl From<OrderError> for ApiError {
                 ),
             )
             .on("status"),
+            OrderError::PackageShipped => ApiError::conflict(
+                "invalid_transition",
+                "A package of this order has shipped; the order can no longer be cancelled.",
+            )
+            .on("status"),
             OrderError::NotEditable { field, status } => ApiError::conflict(
                 "invalid_transition",
                 format!(
@@ -344,7 +349,7 @@ pub fn to_json(o: &OrderRecord) -> Value {
     serde_json::to_value(out(o)).unwrap_or(Value::Null)
 }
 
-fn parse_id(raw: &str) -> Result<u128, ApiError> {
+pub fn parse_id(raw: &str) -> Result<u128, ApiError> {
     uuid::Uuid::parse_str(raw)
         .map(|u| u.as_u128())
         .map_err(|_| OrderError::NotFound.into())

@@ -22,6 +22,9 @@ pub enum Access {
     ApiKey,
     /// The token endpoint authenticates the client in its own form.
     TokenEndpoint,
+    /// Inbound callbacks: the source's HMAC signature (checked by the handler, which needs
+    /// the body), or a Bearer token / `X-API-Key`.
+    Inbound,
 }
 
 /// What a route accepts as a request body.
@@ -71,6 +74,13 @@ pub enum RouteId {
     ListWebhookDeliveries,
     RetryWebhookDelivery,
     RecoverWebhookDeliveries,
+    PackOrder,
+    ListPackages,
+    GetPackage,
+    ListPackageEvents,
+    ShipPackage,
+    WmsPackageStatus,
+    CarrierTracking,
     PackingHealth,
     PackingOpenApi,
     PackingOptimize,
@@ -153,6 +163,13 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::GET, "/api/webhooks/{id}/deliveries", RouteId::ListWebhookDeliveries, Client, B::None, "Webhooks", "List a subscription's deliveries with every attempt, newest first"),
     route(Fulfillment, Method::POST, "/api/webhooks/{id}/deliveries/{deliveryId}/retry", RouteId::RetryWebhookDelivery, Client, B::Json, "Webhooks", "Re-queue one failed delivery for a new round of attempts"),
     route(Fulfillment, Method::POST, "/api/webhooks/{id}/recover", RouteId::RecoverWebhookDeliveries, Client, B::Json, "Webhooks", "Re-queue every failed delivery of the subscription since a time"),
+    route(Fulfillment, Method::POST, "/api/orders/{id}/pack", RouteId::PackOrder, Client, B::None, "Packages", "Pack a pending order now (after fixing its products or boxes, or with auto_pack off)"),
+    route(Fulfillment, Method::GET, "/api/packages", RouteId::ListPackages, Client, B::None, "Packages", "List packages, newest first, filtered by orderId and status"),
+    route(Fulfillment, Method::GET, "/api/packages/{id}", RouteId::GetPackage, Client, B::None, "Packages", "Get a package with its placements"),
+    route(Fulfillment, Method::GET, "/api/packages/{id}/events", RouteId::ListPackageEvents, Client, B::None, "Packages", "The inbound WMS and carrier events of a package, oldest first"),
+    route(Fulfillment, Method::POST, "/api/fulfillment/packages/{id}/ship", RouteId::ShipPackage, Client, B::Json, "Packages", "Ship a package with its carrier and tracking number"),
+    route(Fulfillment, Method::POST, "/api/wms/webhooks/package-status", RouteId::WmsPackageStatus, Inbound, B::Json, "Inbound webhooks", "Package status from the warehouse management system"),
+    route(Fulfillment, Method::POST, "/api/webhooks/carriers/{carrier}/tracking", RouteId::CarrierTracking, Inbound, B::Json, "Inbound webhooks", "Tracking update from a carrier"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),
     route(Packing, Method::POST, "/api/v1/optimize", RouteId::PackingOptimize, ApiKey, B::Json, "Packing", "Pack items into boxes across warehouses"),
     route(Packing, Method::GET, "/api/v1/openapi.json", RouteId::PackingOpenApi, Public, B::None, "System", "The packing service's OpenAPI 3.1 document"),

@@ -5,8 +5,9 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::keys::Key;
 use crate::records::{
-    AuditRecord, ClientRecord, DeliveryRecord, IdempotencyRecord, InboundSecretRecord,
-    InventoryRecord, OrderRecord, OutboxEvent, ProductRecord, WarehouseRecord, WebhookRecord,
+    AuditRecord, ClientRecord, DeliveryRecord, IdempotencyRecord, InboundEventRecord,
+    InboundSecretRecord, InventoryRecord, OrderRecord, OutboxEvent, PackageRecord, ProductRecord,
+    WarehouseRecord, WebhookRecord,
 };
 
 /// A typed view of one sled tree.
@@ -90,4 +91,19 @@ tables! {
     /// (due unix ms, delivery id) -> subscription id: pending attempts in due order. The
     /// value lets the scheduler skip a busy subscription without reading the delivery.
     DeliveryQueue = "webhook_delivery_queue": (u64, u128) => u128;
+    /// Orders waiting to be packed (written with the order, removed by the transaction that
+    /// packs it or gives up): the packer's durable to-do list, read again at start.
+    PackingJobs = "packing_jobs": u128 => ();
+    /// Packages by id (UUIDv7).
+    Packages = "packages": u128 => PackageRecord;
+    /// Order id -> its package ids, in packing order (a point lookup inside transactions).
+    OrderPackages = "order_packages": u128 => Vec<u128>;
+    /// (status, package id) index for the `status` filter.
+    PackagesByStatus = "packages_by_status": (String, u128) => ();
+    /// Tracking number -> package id, for carrier callbacks.
+    PackagesByTracking = "packages_by_tracking": String => u128;
+    /// (package id, arrival id) -> one inbound callback event, oldest first.
+    PackageEvents = "package_events": (u128, u128) => InboundEventRecord;
+    /// (source, eventId) -> (package id, arrival id): a repeated eventId changes nothing.
+    InboundEventIds = "inbound_event_ids": (String, String) => (u128, u128);
 }

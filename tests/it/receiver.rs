@@ -231,3 +231,34 @@ async fn answer(
         }
     }
 }
+
+/// Lowercase hex HMAC-SHA256 of `message`, computed independently of the server's code.
+pub fn hmac_hex(secret: &str, message: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(message);
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The document's four rules, as a receiver applies them.
+pub fn verify(secret: &str, hit: &Hit) -> bool {
+    let ts = hit.header("x-webhook-timestamp");
+    let mut signed = ts.as_bytes().to_vec();
+    signed.push(b'.');
+    signed.extend_from_slice(&hit.body);
+    let expected = hmac_hex(secret, &signed);
+    let sig = hit.header("x-webhook-signature");
+    let same = expected.len() == sig.len()
+        && expected
+            .bytes()
+            .zip(sig.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let fresh = ts.parse::<i64>().is_ok_and(|t| (now - t).abs() <= 300);
+    same && fresh
+}

@@ -44,6 +44,12 @@ pub fn test_config(dir: &Path) -> Config {
             ..Default::default()
         },
     )
+    .map(|mut c| {
+        // Orders stay pending unless a test packs them (POST /api/orders/{id}/pack) or
+        // turns the background packer on: status assertions must not race it.
+        c.auto_pack = false;
+        c
+    })
     .expect("test config")
 }
 

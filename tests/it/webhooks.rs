@@ -5,13 +5,11 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use hmac::{Hmac, Mac};
 use reqwest::Method;
 use serde_json::{json, Value};
-use sha2::Sha256;
 use storage::tables::Deliveries;
 
-use crate::receiver::{Hit, Mode, Receiver, TestCa};
+use crate::receiver::{verify, Mode, Receiver, TestCa};
 use crate::support::{assert_error, body, ChildServer, Server};
 
 const SECRET: &str = "whsec-test-0123456789";
@@ -90,35 +88,6 @@ async fn adjust(s: &Server, inventory: &str) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-}
-
-fn hmac_hex(secret: &str, message: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(message);
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// The document's four rules, as a receiver applies them.
-fn verify(secret: &str, hit: &Hit) -> bool {
-    let ts = hit.header("x-webhook-timestamp");
-    let mut signed = ts.as_bytes().to_vec();
-    signed.push(b'.');
-    signed.extend_from_slice(&hit.body);
-    let expected = hmac_hex(secret, &signed);
-    let sig = hit.header("x-webhook-signature");
-    let same = expected.len() == sig.len()
-        && expected
-            .bytes()
-            .zip(sig.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0;
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let fresh = ts.parse::<i64>().is_ok_and(|t| (now - t).abs() <= 300);
-    same && fresh
 }
 
 async fn deliveries(s: &Server, hook: &str, query: &str) -> Value {

@@ -6,6 +6,7 @@ mod idempotency;
 mod inventory;
 mod orders;
 mod outbox;
+mod packages;
 mod products;
 mod warehouses;
 mod webhooks;
@@ -15,6 +16,10 @@ pub use idempotency::IdempotencyRecord;
 pub use inventory::{AuditRecord, InventoryRecord, StockChange};
 pub use orders::{Allocation, OrderLine, OrderRecord, OrderStatus};
 pub use outbox::{NewEvent, OutboxEvent};
+pub use packages::{
+    InboundEventRecord, InboundOutcome, PackageItemRecord, PackageRecord, PackageStatus,
+    PlacementRecord,
+};
 pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};
 pub use warehouses::{AddressRecord, BoxRecord, WarehouseRecord};
 pub use webhooks::{Attempt, DeliveryRecord, DeliveryStatus, WebhookRecord};

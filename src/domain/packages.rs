@@ -1,0 +1,532 @@
+//! Packages after packing: shipping (stock leaves the warehouse), the status rules that
+//! WMS and carrier callbacks follow (never backwards, late events recorded and ignored, a
+//! repeated eventId changes nothing), the order moves they cause (`shipped` when every
+//! package shipped, `delivered` when every one is delivered), voiding on cancel, and lists.
+
+use storage::tables::{
+    InboundEventIds, Inventory, Meta, OrderPackages, Orders, PackageEvents, Packages,
+    PackagesByStatus, PackagesByTracking,
+};
+use storage::{
+    abort, Abort, InboundEventRecord, InboundOutcome, OrderRecord, OrderStatus, PackageRecord,
+    PackageStatus, StockChange, Store, Tx, TxError,
+};
+
+use super::events::{
+    new_event, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
+};
+use super::inventory::{self, Change, InventoryError};
+use super::order_packing::{bump, count_key};
+use super::orders::{next_version, set_status};
+use super::time_fmt::now_ms;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackageError {
+    NotFound,
+    /// The package cannot move to `to` from where it is.
+    InvalidTransition {
+        from: PackageStatus,
+        to: PackageStatus,
+    },
+    /// Another package already ships under this tracking number.
+    TrackingTaken,
+    /// The reserved stock the package draws on is gone (an adjustment took it).
+    Insufficient,
+}
+
+impl From<InventoryError> for PackageError {
+    fn from(_: InventoryError) -> Self {
+        PackageError::Insufficient
+    }
+}
+
+/// Position along the way to the customer; `None` for the side states.
+fn rank(s: PackageStatus) -> Option<u8> {
+    use PackageStatus::*;
+    match s {
+        Created => Some(0),
+        Picking => Some(1),
+        Packed => Some(2),
+        Shipped => Some(3),
+        InTransit => Some(4),
+        OutForDelivery => Some(5),
+        Delivered => Some(6),
+        Exception | Returned | Voided => None,
+    }
+}
+
+fn shipped(s: PackageStatus) -> bool {
+    rank(s).is_some_and(|r| r >= 3)
+}
+
+/// Whether a package at `status` (furthest progress `progress`) may move to `to`;
+/// `Err` carries why the event is only recorded.
+pub fn decide(
+    status: PackageStatus,
+    progress: PackageStatus,
+    to: PackageStatus,
+) -> Result<(), String> {
+    use PackageStatus::*;
+    if matches!(status, Voided | Returned) {
+        return Err(format!(
+            "the package is {}, a final status",
+            status.as_str()
+        ));
+    }
+    match to {
+        Voided => Err("voided is set only by cancelling the order".to_string()),
+        Exception if progress == Delivered => Err("the package is already delivered".to_string()),
+        Exception => Ok(()),
+        Returned if shipped(progress) => Ok(()),
+        Returned => Err("the package has not shipped".to_string()),
+        _ => {
+            let (to_rank, at) = (rank(to), rank(progress));
+            if to_rank > at || (status == Exception && to_rank == at) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "late event: the package is already {}",
+                    progress.as_str()
+                ))
+            }
+        }
+    }
+}
+
+/// Carrier details of a shipment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shipment {
+    pub carrier: String,
+    pub tracking_number: String,
+    pub service: Option<String>,
+}
+
+/// Moves the package's status and its index entry and counters (not yet stored).
+fn set_package_status(
+    tx: &Tx<'_>,
+    p: &mut PackageRecord,
+    to: PackageStatus,
+) -> Result<(), storage::TxFail> {
+    if p.status == to {
+        return Ok(());
+    }
+    tx.remove::<PackagesByStatus>(&(p.status.as_str().to_string(), p.id))?;
+    tx.insert::<PackagesByStatus>(&(to.as_str().to_string(), p.id), &())?;
+    bump(tx, count_key(Some(p.status)), -1)?;
+    bump(tx, count_key(Some(to)), 1)?;
+    p.status = to;
+    if rank(to) > rank(p.progress) {
+        p.progress = to;
+    }
+    Ok(())
+}
+
+/// What a change of one package did to its order, for the caller's in-memory indexes.
+pub struct Moved {
+    pub package: PackageRecord,
+    pub order: Option<OrderRecord>,
+}
+
+/// Applies `to` to `p` inside a transaction with every consequence: the stock leaving on
+/// the first move to shipped or beyond, `package.shipped` / `package.delivered`, and the
+/// order moving to `shipped` / `delivered` when all its packages have. Stores `p`.
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    tx: &Tx<'_>,
+    p: &mut PackageRecord,
+    to: PackageStatus,
+    shipment: Option<&Shipment>,
+    client_id: &str,
+    shapes: &dyn Shapes,
+    now: i64,
+) -> Result<Option<OrderRecord>, Abort<PackageError>> {
+    let ships = shipped(to) && !shipped(p.progress);
+    if ships {
+        if let Some(s) = shipment {
+            if let Some(other) = tx.get::<PackagesByTracking>(&s.tracking_number)? {
+                if other != p.id {
+                    return abort(PackageError::TrackingTaken);
+                }
+            }
+            tx.insert::<PackagesByTracking>(&s.tracking_number, &p.id)?;
+            p.carrier = Some(s.carrier.clone());
+            p.tracking_number = Some(s.tracking_number.clone());
+            p.service = s.service.clone();
+        }
+        let reference = format!("pkg_{}", uuid::Uuid::from_u128(p.id).simple());
+        for item in &p.items {
+            let Some(mut rec) = tx.get::<Inventory>(&item.inventory_id)? else {
+                return abort(PackageError::Insufficient);
+            };
+            let q = i64::from(item.quantity);
+            let change = Change {
+                kind: StockChange::Shipped,
+                on_hand_delta: -q,
+                reserved_delta: -q,
+                reason: "package shipped",
+                reference: Some(&reference),
+                client_id,
+            };
+            inventory::apply::<PackageError>(tx, &mut rec, &change, shapes, now)?;
+        }
+        p.shipped_at_ms = Some(now);
+    }
+    set_package_status(tx, p, to)?;
+    let delivered = to == PackageStatus::Delivered;
+    if delivered {
+        p.delivered_at_ms = Some(now);
+    }
+    p.updated_at_ms = now.max(p.updated_at_ms + 1);
+    tx.insert::<Packages>(&p.id, p)?;
+    if ships {
+        tx.emit(new_event(PACKAGE_SHIPPED, shapes.package(p), now))?;
+    }
+    if delivered {
+        tx.emit(new_event(PACKAGE_DELIVERED, shapes.package(p), now))?;
+    }
+    if !ships && !delivered {
+        return Ok(None);
+    }
+    let Some(mut order) = tx.get::<Orders>(&p.order_id)? else {
+        return Ok(None);
+    };
+    let mut siblings = Vec::new();
+    for id in tx.get::<OrderPackages>(&p.order_id)?.unwrap_or_default() {
+        if let Some(s) = tx.get::<Packages>(&id)? {
+            if s.status != PackageStatus::Voided {
+                siblings.push(s);
+            }
+        }
+    }
+    let mut moved = false;
+    if order.status == OrderStatus::Processing && siblings.iter().all(|s| shipped(s.progress)) {
+        set_status(tx, &mut order, OrderStatus::Shipped)?;
+        moved = true;
+        order.updated_at_ms = next_version(&order, now);
+        tx.insert::<Orders>(&order.id, &order)?;
+        let tracking: Vec<String> = siblings
+            .iter()
+            .filter_map(|s| s.tracking_number.clone())
+            .collect();
+        tx.emit(new_event(
+            ORDER_SHIPPED,
+            shapes.order_shipped(&order, &tracking),
+            now,
+        ))?;
+    }
+    if order.status == OrderStatus::Shipped
+        && siblings
+            .iter()
+            .all(|s| s.progress == PackageStatus::Delivered)
+    {
+        set_status(tx, &mut order, OrderStatus::Delivered)?;
+        moved = true;
+        order.updated_at_ms = next_version(&order, now);
+        tx.insert::<Orders>(&order.id, &order)?;
+        tx.emit(new_event(ORDER_UPDATED, shapes.order(&order), now))?;
+    }
+    Ok(moved.then_some(order))
+}
+
+/// `POST /fulfillment/packages/{id}/ship`. Shipping a shipped package again under the same
+/// carrier and tracking number returns it unchanged.
+pub fn ship(
+    store: &Store,
+    id: u128,
+    s: &Shipment,
+    client_id: &str,
+    shapes: &dyn Shapes,
+) -> Result<Moved, TxError<PackageError>> {
+    let now = now_ms();
+    store.transact(|tx| {
+        let Some(mut p) = tx.get::<Packages>(&id)? else {
+            return abort(PackageError::NotFound);
+        };
+        if shipped(p.progress)
+            && p.carrier.as_deref() == Some(&s.carrier)
+            && p.tracking_number.as_deref() == Some(&s.tracking_number)
+        {
+            return Ok(Moved {
+                package: p,
+                order: None,
+            });
+        }
+        if matches!(p.status, PackageStatus::Voided | PackageStatus::Returned)
+            || shipped(p.progress)
+        {
+            return abort(PackageError::InvalidTransition {
+                from: p.status,
+                to: PackageStatus::Shipped,
+            });
+        }
+        let order = advance(
+            tx,
+            &mut p,
+            PackageStatus::Shipped,
+            Some(s),
+            client_id,
+            shapes,
+            now,
+        )?;
+        Ok(Moved { package: p, order })
+    })
+}
+
+/// How an inbound callback names its package.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Id(u128),
+    /// A carrier's tracking number; the package must have shipped with that carrier.
+    Tracking {
+        carrier: String,
+        number: String,
+    },
+}
+
+/// One validated inbound callback.
+#[derive(Debug, Clone)]
+pub struct Callback {
+    /// `wms` or `carrier:NAME`.
+    pub source: String,
+    pub event_id: String,
+    pub target: Target,
+    pub status: PackageStatus,
+    pub occurred_at: String,
+    pub location: Option<String>,
+    /// Carrier details a WMS may send with `shipped`.
+    pub shipment: Option<Shipment>,
+    pub body: String,
+}
+
+/// What a callback did.
+pub struct Received {
+    pub package: PackageRecord,
+    pub order: Option<OrderRecord>,
+    pub event: InboundEventRecord,
+    /// The eventId was seen before: nothing changed.
+    pub duplicate: bool,
+}
+
+pub fn receive(
+    store: &Store,
+    cb: &Callback,
+    client_id: &str,
+    shapes: &dyn Shapes,
+) -> Result<Received, TxError<PackageError>> {
+    let now = now_ms();
+    let arrival = uuid::Uuid::now_v7().as_u128();
+    store.transact(|tx| {
+        let key = (cb.source.clone(), cb.event_id.clone());
+        if let Some((pid, seen)) = tx.get::<InboundEventIds>(&key)? {
+            let (Some(package), Some(event)) = (
+                tx.get::<Packages>(&pid)?,
+                tx.get::<PackageEvents>(&(pid, seen))?,
+            ) else {
+                return abort(PackageError::NotFound);
+            };
+            return Ok(Received {
+                package,
+                order: None,
+                event,
+                duplicate: true,
+            });
+        }
+        let pid = match &cb.target {
+            Target::Id(id) => *id,
+            Target::Tracking { number, .. } => match tx.get::<PackagesByTracking>(number)? {
+                Some(id) => id,
+                None => return abort(PackageError::NotFound),
+            },
+        };
+        let Some(mut p) = tx.get::<Packages>(&pid)? else {
+            return abort(PackageError::NotFound);
+        };
+        if let Target::Tracking { carrier, .. } = &cb.target {
+            if !p
+                .carrier
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(carrier))
+            {
+                return abort(PackageError::NotFound);
+            }
+        }
+        let (outcome, note, order) = match decide(p.status, p.progress, cb.status) {
+            Ok(()) => {
+                let order = advance(
+                    tx,
+                    &mut p,
+                    cb.status,
+                    cb.shipment.as_ref(),
+                    client_id,
+                    shapes,
+                    now,
+                )?;
+                (InboundOutcome::Applied, String::new(), order)
+            }
+            Err(note) => (InboundOutcome::Ignored, note, None),
+        };
+        let event = InboundEventRecord {
+            id: arrival,
+            source: cb.source.clone(),
+            event_id: cb.event_id.clone(),
+            package_id: pid,
+            status: cb.status,
+            occurred_at: cb.occurred_at.clone(),
+            location: cb.location.clone(),
+            outcome,
+            note,
+            received_at_ms: now,
+            body: cb.body.clone(),
+        };
+        tx.insert::<PackageEvents>(&(pid, arrival), &event)?;
+        tx.insert::<InboundEventIds>(&key, &(pid, arrival))?;
+        Ok(Received {
+            package: p,
+            order,
+            event,
+            duplicate: false,
+        })
+    })
+}
+
+/// Voids the packages of an order being cancelled (inside the cancel transaction). An
+/// order with a shipped package cannot be cancelled: its stock has left.
+pub fn void_for_cancel<E>(
+    tx: &Tx<'_>,
+    order_id: u128,
+    refuse: impl Fn() -> E,
+    now: i64,
+) -> Result<(), Abort<E>> {
+    let ids = tx.get::<OrderPackages>(&order_id)?.unwrap_or_default();
+    let mut packages = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(p) = tx.get::<Packages>(&id)? {
+            if shipped(p.progress) {
+                return abort(refuse());
+            }
+            packages.push(p);
+        }
+    }
+    for mut p in packages {
+        set_package_status(tx, &mut p, PackageStatus::Voided)?;
+        p.updated_at_ms = now.max(p.updated_at_ms + 1);
+        tx.insert::<Packages>(&p.id, &p)?;
+    }
+    Ok(())
+}
+
+pub fn get(store: &Store, id: u128) -> storage::Result<Option<PackageRecord>> {
+    store.get::<Packages>(&id)
+}
+
+/// Filters of the package list.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub order_id: Option<u128>,
+    pub status: Option<PackageStatus>,
+}
+
+/// A page of packages, newest first, and the number of matches.
+pub fn list(
+    store: &Store,
+    f: &Filter,
+    limit: usize,
+    offset: usize,
+) -> storage::Result<(Vec<PackageRecord>, u64)> {
+    let (ids, total): (Vec<u128>, u64) = match (f.order_id, f.status) {
+        (Some(order), status) => {
+            let mut all = Vec::new();
+            for id in store
+                .get::<OrderPackages>(&order)?
+                .unwrap_or_default()
+                .into_iter()
+                .rev()
+            {
+                if let Some(p) = store.get::<Packages>(&id)? {
+                    if status.is_none_or(|s| s == p.status) {
+                        all.push(p.id);
+                    }
+                }
+            }
+            let total = all.len() as u64;
+            (all.into_iter().skip(offset).take(limit).collect(), total)
+        }
+        (None, Some(s)) => (
+            store
+                .keys_with_prefix::<PackagesByStatus>(&storage::keys::prefix(s.as_str()))
+                .rev()
+                .skip(offset)
+                .take(limit)
+                .map(|k| k.map(|(_, id)| id))
+                .collect::<storage::Result<_>>()?,
+            store.get::<Meta>(&count_key(Some(s)))?.unwrap_or(0),
+        ),
+        (None, None) => (
+            store
+                .keys::<Packages>()
+                .rev()
+                .skip(offset)
+                .take(limit)
+                .collect::<storage::Result<_>>()?,
+            store.get::<Meta>(&count_key(None))?.unwrap_or(0),
+        ),
+    };
+    let mut page = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(p) = store.get::<Packages>(&id)? {
+            page.push(p);
+        }
+    }
+    Ok((page, total))
+}
+
+/// The inbound events of a package, oldest first.
+pub fn events(store: &Store, id: u128) -> storage::Result<Vec<InboundEventRecord>> {
+    store
+        .scan_prefix::<PackageEvents>(&id.to_be_bytes())
+        .map(|r| r.map(|(_, e)| e))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PackageStatus::*;
+
+    #[test]
+    fn callbacks_never_move_a_package_backwards() {
+        assert!(decide(Created, Created, Picking).is_ok());
+        assert!(
+            decide(Shipped, Shipped, Delivered).is_ok(),
+            "steps may be skipped"
+        );
+        assert!(
+            decide(Delivered, Delivered, InTransit).is_err(),
+            "late in_transit"
+        );
+        assert!(
+            decide(InTransit, InTransit, InTransit).is_err(),
+            "a repeat is late"
+        );
+        assert!(decide(Packed, Packed, Picking).is_err());
+    }
+
+    #[test]
+    fn exceptions_pause_progress_and_final_states_stay() {
+        assert!(decide(InTransit, InTransit, Exception).is_ok());
+        assert!(decide(Exception, InTransit, InTransit).is_ok(), "resumes");
+        assert!(
+            decide(Exception, InTransit, Shipped).is_err(),
+            "still no backwards"
+        );
+        assert!(decide(Delivered, Delivered, Exception).is_err());
+        assert!(
+            decide(Created, Created, Returned).is_err(),
+            "not shipped yet"
+        );
+        assert!(decide(Delivered, Delivered, Returned).is_ok());
+        assert!(decide(Returned, Delivered, Delivered).is_err());
+        assert!(decide(Voided, Created, Packed).is_err());
+        assert!(decide(Created, Created, Voided).is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! The order packer: packs new orders in the background on the crossbeam worker pool.
+//! Its to-do list is the `PackingJobs` table (written with each order, consumed by the
+//! transaction that packs it), so a crash loses no job and the restart picks them up;
+//! the in-flight set keeps one job per order at a time, and the transaction's check of
+//! the job makes a second run a no-op.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::domain::order_packing::{self, Packed, Plan};
+use crate::domain::orders;
+use crate::http::App;
+use crate::shutdown::Shutdown;
+use crate::workers::Refused;
+
+/// Packs order `id` now, on the calling thread (a pool worker): plans with the engine,
+/// then [`record`]s the outcome.
+pub fn pack_one(app: &App, id: u128) -> Result<Packed, storage::Error> {
+    let Some(order) = orders::get(&app.store, id)? else {
+        // Not applied yet (the packer was woken early) or unknown: the job stays.
+        return Ok(Packed::Skipped);
+    };
+    let plan = if order.status == storage::OrderStatus::Pending {
+        order_packing::plan(&app.store, &order, app.config.units)?
+    } else {
+        // Only consumes the job: the commit refuses an order that is no longer pending.
+        Err(String::new())
+    };
+    record(app, id, &plan)
+}
+
+/// Commits a plan for order `id` and updates the in-memory order index.
+pub fn record(app: &App, id: u128, plan: &Plan) -> Result<Packed, storage::Error> {
+    let packed = order_packing::commit(&app.store, id, plan, &app.shapes).map_err(|e| match e {
+        storage::TxError::Storage(e) => e,
+        storage::TxError::Aborted(never) => match never {},
+    })?;
+    match &packed {
+        Packed::Done(o, packages) => {
+            app.order_search.upsert(o);
+            tracing::debug!(order = %uuid::Uuid::from_u128(id), packages = packages.len(), "order packed");
+        }
+        Packed::Failed(o) => {
+            app.order_search.upsert(o);
+            tracing::warn!(
+                order = %uuid::Uuid::from_u128(id),
+                reason = o.pending_reason.as_deref().unwrap_or(""),
+                "order left pending: it cannot be packed"
+            );
+        }
+        Packed::Skipped => {}
+    }
+    Ok(packed)
+}
+
+/// Sends the order id back to the packer loop when the job ends, even by a panic.
+struct Done(u128, mpsc::UnboundedSender<u128>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let _ = self.1.send(self.0);
+    }
+}
+
+/// Runs until shutdown: keeps up to `packing_workers` orders in the pool, refilled from
+/// the `PackingJobs` table whenever a job ends or an order is created, and every second
+/// (wakes are hints; a job whose order was not yet readable is retried then).
+pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
+    if !app.config.auto_pack {
+        return;
+    }
+    // Leave the rest of the shared queue to `/api/v1/optimize` requests.
+    let cap = app.config.packing_workers.max(1);
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<u128>();
+    let mut in_flight: HashSet<u128> = HashSet::new();
+    loop {
+        if in_flight.len() < cap {
+            match order_packing::pending_jobs(&app.store, cap * 4 + in_flight.len()) {
+                Ok(ids) => {
+                    for id in ids {
+                        if in_flight.len() >= cap {
+                            break;
+                        }
+                        if in_flight.contains(&id) {
+                            continue;
+                        }
+                        let (job_app, done_tx) = (Arc::clone(&app), done_tx.clone());
+                        // Made inside the job: a job refused by a full queue never ran
+                        // and must not report an end.
+                        let submitted = app.packing_pool.submit(move || {
+                            let _done = Done(id, done_tx);
+                            if let Err(e) = pack_one(&job_app, id) {
+                                tracing::error!(error = %e, "packing an order failed");
+                            }
+                        });
+                        match submitted {
+                            Ok(_) => {
+                                in_flight.insert(id);
+                            }
+                            Err(Refused::Busy) => break,
+                            Err(Refused::Closed) => return,
+                        }
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "reading the packing jobs failed"),
+            }
+        }
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            Some(id) = done_rx.recv() => {
+                in_flight.remove(&id);
+                while let Ok(id) = done_rx.try_recv() {
+                    in_flight.remove(&id);
+                }
+            }
+            _ = app.packer.woken() => {}
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}

@@ -1,0 +1,881 @@
+//! The fulfillment flow: orders packed by the engine into validator-checked packages,
+//! shipping, signed WMS and carrier callbacks (authentication, replays, late events,
+//! unknown ids), cancel voiding packages, and exactly-once packing across kill -9.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::receiver::{hmac_hex, verify, Mode, Receiver, TestCa};
+use crate::support::{admin, assert_error, body, ChildServer, Server};
+
+const SECRET: &str = "whsec-test-0123456789";
+const WMS_SECRET: &str = "wms-secret-0123456789";
+const UPS_SECRET: &str = "ups-secret-0123456789";
+const GUARD: Duration = Duration::from_secs(30);
+
+fn boxes() -> Value {
+    json!([
+        {"boxId": "S", "width": 6, "height": 6, "length": 6, "maxWeight": 20},
+        {"boxId": "M", "width": 12, "height": 10, "length": 12, "maxWeight": 40}
+    ])
+}
+
+/// Two warehouses: MUG (upright) is stocked only in W1, LAMP only in W2, so an order of
+/// both ships from two warehouses.
+async fn catalog(s: &Server) {
+    for (id, name) in [("W1", "East"), ("W2", "West")] {
+        let (status, v) = body(
+            s.post_json(
+                "/api/warehouses",
+                &json!({"id": id, "name": name, "boxes": boxes()}),
+            )
+            .send()
+            .await
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201, "{v}");
+    }
+    let products = [
+        json!({"sku": "MUG", "name": "Mug", "price": 9.5, "weight": 1,
+               "dimensions": {"width": 4, "height": 4, "length": 4}, "orientation": "upright"}),
+        json!({"sku": "LAMP", "name": "Lamp", "price": 30, "weight": 3,
+               "dimensions": {"width": 5, "height": 9, "length": 5}}),
+    ];
+    for p in products {
+        let (status, v) = body(s.post_json("/api/products", &p).send().await.unwrap()).await;
+        assert_eq!(status, 201, "{v}");
+    }
+    for (sku, wh) in [("MUG", "W1"), ("LAMP", "W2")] {
+        let (status, v) = body(
+            s.post_json(
+                "/api/inventory",
+                &json!({"sku": sku, "warehouseId": wh, "onHand": 10}),
+            )
+            .send()
+            .await
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201, "{v}");
+    }
+}
+
+async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
+    let mut items = Vec::new();
+    if mugs > 0 {
+        items.push(json!({"sku": "MUG", "quantity": mugs}));
+    }
+    if lamps > 0 {
+        items.push(json!({"sku": "LAMP", "quantity": lamps}));
+    }
+    let (status, v) = body(
+        s.post_json(
+            "/api/orders",
+            &json!({"externalId": external, "customerEmail": "a@example.com", "items": items,
+                    "shippingAddresses": [{"line1": "1 Main St", "city": "Springfield",
+                                           "postalCode": "12345", "country": "US"}]}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    v
+}
+
+async fn get(s: &Server, path: &str) -> Value {
+    let (status, v) = body(s.get(path).send().await.unwrap()).await;
+    assert_eq!(status, 200, "GET {path}: {v}");
+    v
+}
+
+async fn pack(s: &Server, order_id: &str) -> Value {
+    let (status, v) = body(
+        s.req(Method::POST, &format!("/api/orders/{order_id}/pack"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "processing", "{v}");
+    v
+}
+
+async fn packages_of(s: &Server, order_id: &str) -> Vec<Value> {
+    let v = get(s, &format!("/api/packages?orderId={order_id}")).await;
+    v["packages"].as_array().unwrap().clone()
+}
+
+async fn inventory(s: &Server, sku: &str) -> Value {
+    let v = get(s, &format!("/api/inventory?sku={sku}")).await;
+    v["inventory"][0].clone()
+}
+
+async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
+    body(
+        s.post_json(
+            &format!("/api/fulfillment/packages/{pkg}/ship"),
+            &json!({"carrier": "UPS", "trackingNumber": tracking, "service": "ground"}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await
+}
+
+fn now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
+/// A callback signed as the document's rules say, with `ts` as its timestamp.
+async fn signed(s: &Server, path: &str, secret: &str, ts: i64, v: &Value) -> (u16, Value) {
+    let raw = serde_json::to_vec(v).unwrap();
+    let mut message = ts.to_string().into_bytes();
+    message.push(b'.');
+    message.extend_from_slice(&raw);
+    let resp = s
+        .http
+        .post(s.url(path))
+        .header("Content-Type", "application/json")
+        .header("X-Webhook-Timestamp", ts.to_string())
+        .header("X-Webhook-Signature", hmac_hex(secret, &message))
+        .body(raw)
+        .send()
+        .await
+        .unwrap();
+    body(resp).await
+}
+
+fn set_secret(s: &Server, source: &str, secret: &str) {
+    let dir = s.dir.path().to_str().unwrap();
+    let (ok, _) = admin(&[
+        "inbound",
+        "set-secret",
+        "--source",
+        source,
+        "--secret",
+        secret,
+        "--data-dir",
+        dir,
+    ]);
+    assert!(ok, "inbound set-secret {source}");
+}
+
+/// The packing engine's own answer for one warehouse of the fixture: the server must
+/// have stored exactly this (the engine is deterministic and `pack` validates its result
+/// with the independent validator before returning it).
+fn expected_packing(sku: &str, quantity: i64) -> packing::PackSolution {
+    let (w, h, l, weight, upright) = match sku {
+        "MUG" => (4.0, 4.0, 4.0, 1.0, true),
+        _ => (5.0, 9.0, 5.0, 3.0, false),
+    };
+    let mut item = packing::Item::new(sku, w, h, l, weight, quantity);
+    if upright {
+        item.orientation = packing::Orientation::Upright;
+    }
+    let mut wh = packing::Warehouse {
+        warehouse_id: if sku == "MUG" { "W1" } else { "W2" }.into(),
+        ..Default::default()
+    };
+    wh.boxes
+        .push(packing::BoxType::new("S", 6.0, 6.0, 6.0, 20.0));
+    wh.boxes
+        .push(packing::BoxType::new("M", 12.0, 10.0, 12.0, 40.0));
+    wh.inventory.insert(sku.into(), quantity);
+    let req = packing::PackRequest {
+        items: vec![item],
+        warehouses: vec![wh],
+        ..Default::default()
+    };
+    let sol = packing::pack(&req).expect("the fixture packs");
+    packing::validate(&req, &sol).expect("valid");
+    sol
+}
+
+/// Asserts that the API's packages of one warehouse are the engine's packing.
+fn assert_same_packing(api: &[&Value], sol: &packing::PackSolution) {
+    assert_eq!(api.len(), sol.packages.len(), "package count");
+    let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-3;
+    for (p, e) in api.iter().zip(&sol.packages) {
+        assert_eq!(p["boxId"], e.box_id.as_str());
+        assert_eq!(p["warehouseId"], e.warehouse_id.as_str());
+        let placements: Vec<&Value> = p["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["placements"].as_array().unwrap())
+            .collect();
+        assert_eq!(placements.len(), e.items.len());
+        for (got, want) in placements.iter().zip(&e.items) {
+            assert!(close(&got["position"]["x"], want.position.x), "{got}");
+            assert!(close(&got["position"]["y"], want.position.y), "{got}");
+            assert!(close(&got["position"]["z"], want.position.z), "{got}");
+            assert!(close(&got["dimensions"]["width"], want.dimensions.width));
+            assert!(close(&got["dimensions"]["height"], want.dimensions.height));
+            assert!(close(&got["dimensions"]["length"], want.dimensions.length));
+        }
+        assert!(close(&p["weight"], e.gross_weight));
+    }
+}
+
+/// Envelopes from the receiver (signature checked on each) until `done` holds for the
+/// distinct events seen so far.
+async fn events_until(r: &mut Receiver, seen: &mut Vec<Value>, done: impl Fn(&[Value]) -> bool) {
+    let mut ids: HashSet<String> = seen
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    while !done(seen) {
+        let hit = r.next(GUARD).await;
+        assert!(verify(SECRET, &hit), "every delivery is signed");
+        let v = hit.json();
+        if ids.insert(v["id"].as_str().unwrap().to_string()) {
+            seen.push(v);
+        }
+    }
+}
+
+fn count(seen: &[Value], kind: &str) -> usize {
+    seen.iter().filter(|e| e["type"] == kind).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_goes_from_pending_to_delivered_without_a_person() {
+    let ca = TestCa::new();
+    let mut r = Receiver::start(&ca, Mode::Succeed).await;
+    let pem = ca.pem.clone();
+    let s = Server::start_with(move |c| {
+        c.auto_pack = true;
+        c.webhook_ca = vec![pem];
+    })
+    .await;
+    let (status, v) = body(
+        s.post_json(
+            "/api/webhooks",
+            &json!({"url": r.url, "secret": SECRET, "events": [
+                "order.created", "order.updated", "order.shipped",
+                "package.created", "package.shipped", "package.delivered"]}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    catalog(&s).await;
+    set_secret(&s, "carrier:ups", UPS_SECRET);
+
+    // Created, then packed in the background: one package.created per package and the
+    // order to processing.
+    let o = order(&s, "E2E-1", 3, 2).await;
+    assert_eq!(o["status"], "pending");
+    let id = o["id"].as_str().unwrap().to_string();
+    let mut seen = Vec::new();
+    events_until(&mut r, &mut seen, |e| {
+        e.iter()
+            .any(|e| e["type"] == "order.updated" && e["data"]["status"] == "processing")
+    })
+    .await;
+    let order_now = get(&s, &format!("/api/orders/{id}")).await;
+    assert_eq!(order_now["status"], "processing");
+    let packages = packages_of(&s, &id).await;
+    let w1: Vec<&Value> = packages
+        .iter()
+        .filter(|p| p["warehouseId"] == "W1")
+        .collect();
+    let w2: Vec<&Value> = packages
+        .iter()
+        .filter(|p| p["warehouseId"] == "W2")
+        .collect();
+    assert_same_packing(&w1, &expected_packing("MUG", 3));
+    assert_same_packing(&w2, &expected_packing("LAMP", 2));
+    events_until(&mut r, &mut seen, |e| {
+        count(e, "package.created") == packages.len()
+    })
+    .await;
+    for p in &packages {
+        assert_eq!(p["status"], "created");
+        assert_eq!(p["orderId"], id.as_str());
+        assert!(p["id"].as_str().unwrap().starts_with("pkg_"));
+        let one = get(&s, &format!("/api/packages/{}", p["id"].as_str().unwrap())).await;
+        assert_eq!(&one, p);
+    }
+
+    // Ship every package: stock leaves (onHand and reserved drop), package.shipped each,
+    // and with the last one the order ships with all tracking numbers.
+    let mut tracking = Vec::new();
+    for (i, p) in packages.iter().enumerate() {
+        let number = format!("1Z{i:04}");
+        let (status, shipped) = ship(&s, p["id"].as_str().unwrap(), &number).await;
+        assert_eq!(status, 200, "{shipped}");
+        assert_eq!(shipped["status"], "shipped");
+        assert_eq!(shipped["trackingNumber"], number.as_str());
+        assert!(shipped["shippedAt"].is_string());
+        tracking.push(number);
+        let o = get(&s, &format!("/api/orders/{id}")).await;
+        let last = i + 1 == packages.len();
+        assert_eq!(o["status"], if last { "shipped" } else { "processing" });
+    }
+    let (status, again) = ship(&s, packages[0]["id"].as_str().unwrap(), &tracking[0]).await;
+    assert_eq!(status, 200, "the same shipment again is a no-op: {again}");
+    for (sku, left) in [("MUG", 7), ("LAMP", 8)] {
+        let inv = inventory(&s, sku).await;
+        assert_eq!(
+            (inv["onHand"].as_i64(), inv["reserved"].as_i64()),
+            (Some(left), Some(0))
+        );
+    }
+    events_until(&mut r, &mut seen, |e| count(e, "order.shipped") == 1).await;
+    let shipped_event = seen.iter().find(|e| e["type"] == "order.shipped").unwrap();
+    assert_eq!(shipped_event["data"]["orderId"], id.as_str());
+    assert_eq!(shipped_event["data"]["status"], "shipped");
+    let mut numbers: Vec<String> = shipped_event["data"]["trackingNumbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    numbers.sort();
+    assert_eq!(numbers, tracking);
+
+    // The carrier reports each package delivered; with the last the order is delivered.
+    for (i, number) in tracking.iter().enumerate() {
+        let update = |event: &str, status: &str| {
+            json!({"eventId": event, "trackingNumber": number, "status": status,
+                   "occurredAt": "2026-11-22T10:00:00Z", "location": "Springfield"})
+        };
+        let path = "/api/webhooks/carriers/ups/tracking";
+        let (status, v) = signed(
+            &s,
+            path,
+            UPS_SECRET,
+            now(),
+            &update(&format!("t{i}"), "in_transit"),
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["event"]["outcome"], "applied");
+        let (status, v) = signed(
+            &s,
+            path,
+            UPS_SECRET,
+            now(),
+            &update(&format!("d{i}"), "delivered"),
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["package"]["status"], "delivered");
+    }
+    assert_eq!(
+        get(&s, &format!("/api/orders/{id}")).await["status"],
+        "delivered"
+    );
+    events_until(&mut r, &mut seen, |e| {
+        count(e, "package.delivered") == packages.len()
+            && e.iter()
+                .any(|e| e["type"] == "order.updated" && e["data"]["status"] == "delivered")
+    })
+    .await;
+    assert_eq!(count(&seen, "order.created"), 1);
+    assert_eq!(count(&seen, "package.shipped"), packages.len());
+    assert_eq!(count(&seen, "package.created"), packages.len());
+    assert_eq!(count(&seen, "order.shipped"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwards() {
+    let s = Server::start().await;
+    catalog(&s).await;
+    set_secret(&s, "wms", WMS_SECRET);
+    set_secret(&s, "carrier:ups", UPS_SECRET);
+    let o = order(&s, "IN-1", 2, 0).await;
+    let id = o["id"].as_str().unwrap().to_string();
+    pack(&s, &id).await;
+    let packages = packages_of(&s, &id).await;
+    assert_eq!(packages.len(), 1);
+    let pkg = packages[0]["id"].as_str().unwrap().to_string();
+    let wms = "/api/wms/webhooks/package-status";
+    let ev = |event: &str, status: &str| {
+        json!({"eventId": event, "packageId": pkg, "status": status,
+               "occurredAt": "2026-11-22T09:00:00Z", "dock": 4})
+    };
+
+    // Authentication: a bad signature, a stale or future timestamp, no signature at all.
+    let (status, v) = signed(
+        &s,
+        wms,
+        "not-the-secret-at-all",
+        now(),
+        &ev("e1", "picking"),
+    )
+    .await;
+    assert_eq!(status, 401, "{v}");
+    assert_error(&v, "unauthorized", None);
+    let (status, _) = signed(&s, wms, WMS_SECRET, now() - 301, &ev("e1", "picking")).await;
+    assert_eq!(status, 401, "stale");
+    let (status, _) = signed(&s, wms, WMS_SECRET, now() + 301, &ev("e1", "picking")).await;
+    assert_eq!(status, 401, "from the future");
+    let (status, _) = signed(&s, wms, UPS_SECRET, now(), &ev("e1", "picking")).await;
+    assert_eq!(status, 401, "another source's secret");
+    let unsigned = s
+        .http
+        .post(s.url(wms))
+        .json(&ev("e1", "picking"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unsigned.status(), 401);
+    assert!(
+        get(&s, &format!("/api/packages/{pkg}/events")).await["events"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // Applied once; the replay is acknowledged and changes nothing.
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["event"]["outcome"], "applied");
+    assert_eq!(v["package"]["status"], "picking");
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "packed")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["event"]["outcome"], "duplicate");
+    assert_eq!(
+        v["package"]["status"], "picking",
+        "a replayed eventId changes nothing"
+    );
+
+    // A source that cannot sign uses an API key instead.
+    let (status, v) = body(s.post_json(wms, &ev("e2", "packed")).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["package"]["status"], "packed");
+
+    // Out of order: a late picking is recorded, not applied.
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e3", "picking")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["event"]["outcome"], "ignored");
+    assert_eq!(v["package"]["status"], "packed");
+
+    // Validation and unknown ids.
+    let mut missing = ev("e4", "packed");
+    missing.as_object_mut().unwrap().remove("eventId");
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &missing).await;
+    assert_eq!(status, 422);
+    assert_error(&v, "validation_error", Some("eventId"));
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e5", "teleported")).await;
+    assert_eq!(status, 422);
+    assert_error(&v, "validation_error", Some("status"));
+    let mut unknown = ev("e6", "packed");
+    unknown["packageId"] = json!("pkg_00000000000000000000000000000000");
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &unknown).await;
+    assert_eq!(status, 404);
+    assert_error(&v, "not_found", None);
+    let carrier = "/api/webhooks/carriers/ups/tracking";
+    let track = |event: &str, number: &str, status: &str| {
+        json!({"eventId": event, "trackingNumber": number, "status": status,
+               "occurredAt": "2026-11-22T11:00:00Z"})
+    };
+    let (status, _) = signed(
+        &s,
+        carrier,
+        UPS_SECRET,
+        now(),
+        &track("c1", "NOPE", "in_transit"),
+    )
+    .await;
+    assert_eq!(status, 404, "unknown tracking number");
+
+    // The WMS ships it with carrier details: stock leaves, the order ships.
+    let mut shipped = ev("e7", "shipped");
+    shipped["carrier"] = json!("ups");
+    shipped["trackingNumber"] = json!("1ZWMS");
+    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &shipped).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["package"]["trackingNumber"], "1ZWMS");
+    assert_eq!(
+        get(&s, &format!("/api/orders/{id}")).await["status"],
+        "shipped"
+    );
+    let mug = inventory(&s, "MUG").await;
+    assert_eq!(
+        (mug["onHand"].as_i64(), mug["reserved"].as_i64()),
+        (Some(8), Some(0))
+    );
+    let (status, _) = ship(&s, &pkg, "1ZOTHER").await;
+    assert_eq!(
+        status, 409,
+        "a shipped package cannot ship again under another number"
+    );
+
+    // Another carrier's secret does not open this carrier's endpoint; the tracking
+    // number belongs to ups only.
+    set_secret(&s, "carrier:dhl", UPS_SECRET);
+    let (status, _) = signed(
+        &s,
+        "/api/webhooks/carriers/dhl/tracking",
+        UPS_SECRET,
+        now(),
+        &track("c2", "1ZWMS", "delivered"),
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    let (status, v) = signed(
+        &s,
+        carrier,
+        UPS_SECRET,
+        now(),
+        &track("c3", "1ZWMS", "delivered"),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["package"]["status"], "delivered");
+    let (status, v) = signed(
+        &s,
+        carrier,
+        UPS_SECRET,
+        now(),
+        &track("c4", "1ZWMS", "in_transit"),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["event"]["outcome"], "ignored",
+        "a late in_transit after delivered"
+    );
+    assert_eq!(v["package"]["status"], "delivered");
+    assert_eq!(
+        get(&s, &format!("/api/orders/{id}")).await["status"],
+        "delivered"
+    );
+
+    // Every inbound event is kept for audit, applied or not, in arrival order.
+    let events = get(&s, &format!("/api/packages/{pkg}/events")).await;
+    let outcomes: Vec<(&str, &str)> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["eventId"].as_str().unwrap(),
+                e["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            ("e1", "applied"),
+            ("e2", "applied"),
+            ("e3", "ignored"),
+            ("e7", "applied"),
+            ("c3", "applied"),
+            ("c4", "ignored")
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
+    let s = Server::start().await;
+    catalog(&s).await;
+    let o = order(&s, "CX-1", 2, 1).await;
+    let id = o["id"].as_str().unwrap().to_string();
+    pack(&s, &id).await;
+    let (status, v) = body(
+        s.post_json(
+            &format!("/api/orders/{id}/cancel"),
+            &json!({"reason": "changed mind"}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "cancelled");
+    for p in packages_of(&s, &id).await {
+        assert_eq!(p["status"], "voided");
+        let (status, v) = ship(&s, p["id"].as_str().unwrap(), "1ZVOID").await;
+        assert_eq!(status, 409, "{v}");
+        assert_error(&v, "invalid_transition", Some("status"));
+    }
+    for sku in ["MUG", "LAMP"] {
+        assert_eq!(inventory(&s, sku).await["reserved"], 0, "{sku} released");
+    }
+    let voided = get(&s, "/api/packages?status=voided").await;
+    assert_eq!(voided["pagination"]["total"], 2);
+
+    // Once one package shipped, its stock has left: the order cannot be cancelled.
+    let o = order(&s, "CX-2", 1, 1).await;
+    let id = o["id"].as_str().unwrap().to_string();
+    pack(&s, &id).await;
+    let first = packages_of(&s, &id).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(ship(&s, &first, "1ZPART").await.0, 200);
+    let (status, v) = body(
+        s.post_json(&format!("/api/orders/{id}/cancel"), &json!({}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 409, "{v}");
+    assert_error(&v, "invalid_transition", Some("status"));
+    assert_eq!(
+        get(&s, &format!("/api/orders/{id}")).await["status"],
+        "processing"
+    );
+    let (status, v) = ship(&s, "pkg_nope", "1Z").await;
+    assert_eq!(status, 404, "{v}");
+    let (status, v) = body(
+        s.post_json(
+            &format!("/api/fulfillment/packages/{first}/ship"),
+            &json!({"carrier": "ups"}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_error(&v, "validation_error", Some("trackingNumber"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
+    let s = Server::start().await;
+    catalog(&s).await;
+    let (status, v) = body(
+        s.post_json(
+            "/api/products",
+            &json!({"sku": "BARE", "name": "No size", "price": 1}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let product = v["id"].as_str().unwrap().to_string();
+    let (status, _) = body(
+        s.post_json(
+            "/api/inventory",
+            &json!({"sku": "BARE", "warehouseId": "W1", "onHand": 5}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (status, o) = body(
+        s.post_json(
+            "/api/orders",
+            &json!({"externalId": "BARE-1", "customerEmail": "b@example.com",
+                    "items": [{"sku": "BARE", "quantity": 1}],
+                    "shippingAddresses": [{"line1": "1 Main St", "city": "X", "postalCode": "1", "country": "US"}]}),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{o}");
+    let id = o["id"].as_str().unwrap().to_string();
+    let (status, v) = body(
+        s.req(Method::POST, &format!("/api/orders/{id}/pack"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("BARE"),
+        "{v}"
+    );
+    let o = get(&s, &format!("/api/orders/{id}")).await;
+    assert_eq!(o["status"], "pending");
+    assert!(
+        o["pendingReason"].as_str().unwrap().contains("dimensions"),
+        "{o}"
+    );
+    assert!(packages_of(&s, &id).await.is_empty());
+
+    // Fixed, it packs.
+    let (status, v) = body(
+        s.req(Method::PATCH, &format!("/api/products/{product}"))
+            .json(&json!({"weight": 2, "dimensions": {"width": 3, "height": 3, "length": 3}}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let packed = pack(&s, &id).await;
+    assert!(packed["pendingReason"].is_null());
+    assert_eq!(packages_of(&s, &id).await.len(), 1);
+    // Packing a processing order again changes nothing.
+    pack(&s, &id).await;
+    assert_eq!(packages_of(&s, &id).await.len(), 1);
+}
+
+/// kill -9 with orders created but not packed (packing off), then again while the
+/// packer works through them: after the last restart every order is packed exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orders_are_packed_exactly_once_across_kill_9() {
+    const ORDERS: usize = 40;
+    let ca = TestCa::new();
+    let mut r = Receiver::start(&ca, Mode::Succeed).await;
+    let dir = tempfile::tempdir().unwrap();
+    let no_pack = dir.path().join("no-pack.toml");
+    std::fs::write(&no_pack, "auto_pack = false\n").unwrap();
+    let ca_pem = ca.pem.to_str().unwrap().to_string();
+    let data = dir.path().join("data");
+    let spawn = |packing: bool| {
+        let (data, ca_pem, no_pack) = (data.clone(), ca_pem.clone(), no_pack.clone());
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let mut args = vec!["--webhook-ca".to_string(), ca_pem];
+                if !packing {
+                    args.extend([
+                        "--config".to_string(),
+                        no_pack.to_str().unwrap().to_string(),
+                    ]);
+                }
+                let a: Vec<&str> = args.iter().map(String::as_str).collect();
+                ChildServer::spawn(&data, &a)
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let server = spawn(false).await;
+    let key = server.bootstrap().api_key;
+    let http = server.client();
+    let send = |server: &ChildServer, method: Method, path: &str, v: Value| {
+        let req = http
+            .request(method, server.url(path))
+            .header("X-API-Key", &key);
+        if v.is_null() {
+            req.send()
+        } else {
+            req.json(&v).send()
+        }
+    };
+    let setup = [
+        (
+            "/api/webhooks",
+            json!({"url": r.url, "events": ["order.updated"], "secret": SECRET}),
+        ),
+        (
+            "/api/warehouses",
+            json!({"id": "W1", "name": "East", "boxes": boxes()}),
+        ),
+        (
+            "/api/products",
+            json!({"sku": "MUG", "name": "Mug", "price": 2, "weight": 1,
+                                 "dimensions": {"width": 4, "height": 4, "length": 4}}),
+        ),
+        (
+            "/api/inventory",
+            json!({"sku": "MUG", "warehouseId": "W1", "onHand": 10000}),
+        ),
+    ];
+    for (path, v) in setup {
+        let resp = send(&server, Method::POST, path, v).await.unwrap();
+        assert_eq!(resp.status(), 201, "{path}");
+    }
+    let mut units = HashMap::new();
+    for i in 0..ORDERS {
+        let n = 1 + (i % 10) as i64;
+        let (status, v) = body(
+            send(
+                &server,
+                Method::POST,
+                "/api/orders",
+                json!({"externalId": format!("K9-{i}"), "customerEmail": "k@example.com",
+                       "items": [{"sku": "MUG", "quantity": n}],
+                       "shippingAddresses": [{"line1": "1 Main St", "city": "X", "postalCode": "1", "country": "US"}]}),
+            )
+            .await
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201, "{v}");
+        units.insert(v["id"].as_str().unwrap().to_string(), n);
+    }
+    server.kill9();
+
+    let mut processing: HashSet<String> = HashSet::new();
+    let take = |hit: crate::receiver::Hit, processing: &mut HashSet<String>| {
+        assert!(verify(SECRET, &hit));
+        let v = hit.json();
+        if v["data"]["status"] == "processing" {
+            processing.insert(v["data"]["id"].as_str().unwrap().to_string());
+        }
+    };
+    // Packing on: kill again as soon as the packer is under way.
+    let server = spawn(true).await;
+    while processing.len() < 3 {
+        take(r.next(GUARD).await, &mut processing);
+    }
+    server.kill9();
+    let server = spawn(true).await;
+    while processing.len() < ORDERS {
+        take(r.next(GUARD).await, &mut processing);
+    }
+    let mut packages_total = 0;
+    for (id, n) in &units {
+        let resp = send(
+            &server,
+            Method::GET,
+            &format!("/api/packages?orderId={id}"),
+            json!(null),
+        )
+        .await
+        .unwrap();
+        let (_, v) = body(resp).await;
+        let packages = v["packages"].as_array().unwrap();
+        let packed: i64 = packages
+            .iter()
+            .flat_map(|p| p["items"].as_array().unwrap())
+            .map(|i| i["quantity"].as_i64().unwrap())
+            .sum();
+        assert_eq!(packed, *n, "order {id} packed exactly once: {v}");
+        packages_total += packages.len();
+    }
+    let (_, all) = body(
+        send(&server, Method::GET, "/api/packages?limit=1", json!(null))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        all["pagination"]["total"], packages_total,
+        "no stray packages"
+    );
+    let (_, pending) = body(
+        send(
+            &server,
+            Method::GET,
+            "/api/orders?status=pending",
+            json!(null),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(pending["pagination"]["total"], 0);
+    server.terminate();
+}
