@@ -9,6 +9,7 @@
 #                                                   # (to compare two builds back to back)
 #   API_LOAD_ORDERS=200000 ...                      # override the stored-order count
 #   API_LOAD_CACHE_MB=64 ...                        # the server's sled cache_mb (default 128)
+#   API_LOAD_AUTO_PACK=true ...                     # background packing on (default off here)
 #
 # Only 127.0.0.1 is used; the servers stop when the script ends.
 set -euo pipefail
@@ -54,11 +55,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 DATA="$WORK/data"
-CONFIG=()
+# The order API is measured without background packing (benches/pipeline.sh measures
+# that); API_LOAD_AUTO_PACK=true turns it on.
+echo "auto_pack = ${API_LOAD_AUTO_PACK:-false}" >"$WORK/config.toml"
 if [ -n "${API_LOAD_CACHE_MB:-}" ]; then
-    echo "cache_mb = $API_LOAD_CACHE_MB" >"$WORK/config.toml"
-    CONFIG=(--config "$WORK/config.toml")
+    echo "cache_mb = $API_LOAD_CACHE_MB" >>"$WORK/config.toml"
 fi
+CONFIG=(--config "$WORK/config.toml")
 "$FULFILLD" serve "${CONFIG[@]}" --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
     >"$WORK/out" 2>"$WORK/err" &
 PID=$!

@@ -116,7 +116,11 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
                     in_flight.remove(&id);
                 }
             }
-            _ = app.packer.woken() => {}
+            _ = app.packer.woken() => {
+                // Woken by a request that just committed orders: once that commit is
+                // applied the plain reads of the scan and of `pack_one` see them.
+                let _ = app.store.durable().await;
+            }
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
         }
     }

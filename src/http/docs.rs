@@ -189,19 +189,23 @@ fn render_op(out: &mut String, doc: &Value, path: &str, method: &str, op: &Value
         esc(path),
         esc(op["summary"].as_str().unwrap_or(""))
     );
-    let security = op["security"]
+    let schemes: Vec<&str> = op["security"]
         .as_array()
-        .map(|s| !s.is_empty())
-        .unwrap_or(false);
-    let _ = write!(
-        out,
-        "<p><em>{}</em></p>",
-        if security {
-            "Needs a Bearer token or X-API-Key."
-        } else {
-            "No authentication."
-        }
-    );
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_object())
+        .flat_map(|r| r.keys().map(String::as_str))
+        .collect();
+    let auth = if schemes.contains(&"webhookSignature") {
+        "Signed with the source's HMAC secret (X-Webhook-Signature, X-Webhook-Timestamp; see Inbound callbacks above), or a Bearer token or X-API-Key."
+    } else if schemes == ["apiKeyAuth"] {
+        "Needs X-API-Key."
+    } else if !schemes.is_empty() {
+        "Needs a Bearer token or X-API-Key."
+    } else {
+        "No authentication."
+    };
+    let _ = write!(out, "<p><em>{auth}</em></p>");
     if let Some(params) = op["parameters"].as_array() {
         out.push_str("<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Notes</th></tr>");
         for p in params {

@@ -99,6 +99,27 @@ fn verify(secret: &[u8], ts: &str, signature: &str, raw_body: &[u8], now_secs: i
 }
 ```"#;
 
+/// The fulfillment flow and the inbound callback rules, for WMS and carrier integrators.
+const FULFILLMENT_DOC: &str = r#"
+
+**Fulfillment.** Right after an order is created the appliance packs it on its worker pool with the packing engine, per reserving warehouse, with that warehouse's box catalog and the products' dimensions, weights, orientation and hazmat class. One transaction stores the packages (schema `Package`, every unit's placement included), moves the order to `processing` (`order.updated`) and emits one `package.created` per package. An order that cannot be packed (a product without dimensions or weight, a warehouse without boxes, a unit that fits no box) stays `pending` with `pendingReason`; fix the cause and call `POST /api/orders/{id}/pack`. `POST /api/fulfillment/packages/{id}/ship` ships a package: its units leave onHand and reserved (`inventory.adjusted`), `package.shipped` is emitted, and when every package of the order has shipped the order becomes `shipped` with `order.shipped` `{orderId, status, trackingNumbers}`. When every package is delivered the order becomes `delivered` (`order.updated`). Cancelling a `processing` order voids its packages and releases the stock; once a package has shipped the order can no longer be cancelled.
+
+**Inbound callbacks (for WMS and carrier integrators).** `POST /api/wms/webhooks/package-status` takes `{eventId, packageId, status, occurredAt, carrier?, trackingNumber?, service?, location?}`; `POST /api/webhooks/carriers/{carrier}/tracking` takes `{eventId, trackingNumber, status, occurredAt, location?}` for a package shipped with that carrier. `status` is one of `created`, `picking`, `packed`, `shipped`, `in_transit`, `out_for_delivery`, `delivered`, `exception`, `returned`. Sign each request like the appliance signs its own deliveries, with the secret of the source (set on the appliance with `fulfilld inbound set-secret --source wms` or `--source carrier:NAME`, NAME as in the path, lower case):
+
+1. Take the current unix time in seconds as `X-Webhook-Timestamp`; requests more than 300 seconds from the appliance's clock are refused with 401.
+
+2. Compute HMAC-SHA256 over `<X-Webhook-Timestamp>.<raw request body>` (the exact bytes sent) keyed with the source's secret.
+
+3. Send it as lowercase hex in `X-Webhook-Signature`. A wrong signature, a missing header or an unknown source is `401 unauthorized`.
+
+```
+ts=$(date +%s); body='{"eventId":"wms-1","packageId":"pkg_...","status":"picking","occurredAt":"2026-11-22T09:00:00Z"}'
+sig=$(printf '%s.%s' "$ts" "$body" | openssl dgst -sha256 -hmac "$WMS_SECRET" -hex | sed 's/^.* //')
+curl -X POST https://HOST:8443/api/wms/webhooks/package-status -H 'Content-Type: application/json' -H "X-Webhook-Timestamp: $ts" -H "X-Webhook-Signature: $sig" -d "$body"
+```
+
+A source that cannot sign may send `Authorization: Bearer <token>` or `X-API-Key` instead. `eventId` is unique per source: a repeated one is answered 200 with outcome `duplicate` and changes nothing, so retry freely. A package never moves backwards: an event at or behind its current progress (a late `in_transit` after `delivered`) is recorded with outcome `ignored` and a note, not applied; `exception` pauses progress, which resumes with the next forward status. Moving a package to `shipped` or beyond ships it as the ship endpoint does. An unknown `packageId` or tracking number is 404. Every event is kept and readable at `GET /api/packages/{id}/events`."#;
+
 const PACKING_INTRO: &str = "3D bin packing of items into boxes across warehouses. `POST /api/v1/optimize` needs `X-API-Key`; \
 errors use the envelope `{\"error\": {\"code\", \"message\", \"field\"}}`.";
 
@@ -114,7 +135,7 @@ pub fn document(service: Service) -> Value {
     let (title, intro, port) = match service {
         Service::Fulfillment => (
             "fulfilld Order Fulfillment API",
-            format!("{FULFILLMENT_INTRO}{WEBHOOKS_DOC}"),
+            format!("{FULFILLMENT_INTRO}{WEBHOOKS_DOC}{FULFILLMENT_DOC}"),
             8443,
         ),
         Service::Packing => ("fulfilld Packing API", PACKING_INTRO.to_string(), 8444),

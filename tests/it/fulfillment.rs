@@ -879,3 +879,43 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
     assert_eq!(pending["pagination"]["total"], 0);
     server.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_docs_spell_out_the_inbound_signing_rules_and_every_package_route() {
+    let s = Server::start().await;
+    let html = s
+        .http
+        .get(s.url("/api/docs"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for needle in [
+        "Inbound callbacks (for WMS and carrier integrators)",
+        "fulfilld inbound set-secret --source wms",
+        "more than 300 seconds",
+        "openssl dgst -sha256 -hmac",
+        "/api/fulfillment/packages/{id}/ship",
+        "/api/webhooks/carriers/{carrier}/tracking",
+        "Signed with the source's HMAC secret",
+    ] {
+        assert!(html.contains(needle), "docs mention {needle}");
+    }
+    let doc = get(&s, "/api/openapi.json").await;
+    let security = &doc["paths"]["/api/wms/webhooks/package-status"]["post"]["security"];
+    assert_eq!(
+        security[0],
+        json!({"webhookSignature": [], "webhookTimestamp": []})
+    );
+    for schema in [
+        "Package",
+        "ShipPackage",
+        "WmsPackageStatus",
+        "CarrierTracking",
+        "InboundResult",
+    ] {
+        assert!(doc["components"]["schemas"][schema].is_object(), "{schema}");
+    }
+}
