@@ -7,6 +7,7 @@
 #   bash benches/pipeline.sh                       # 15,000 orders offered at 600/s
 #   PIPELINE_ORDERS=30000 PIPELINE_RATE=800 bash benches/pipeline.sh
 #   PIPELINE_BIN=/dir bash benches/pipeline.sh     # prebuilt fulfilld and pipeline in /dir
+#   PIPELINE_AUTO_PACK=false bash benches/pipeline.sh  # baseline: same load, no packing
 #
 # Only 127.0.0.1 is used; the server stops when the script ends.
 set -euo pipefail
@@ -45,8 +46,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 DATA="$WORK/data"
-"$FULFILLD" serve --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
-    >"$WORK/out" 2>"$WORK/err" &
+# PIPELINE_AUTO_PACK=false: the same load without packing, the baseline of the API latency.
+echo "auto_pack = ${PIPELINE_AUTO_PACK:-true}" >"$WORK/config.toml"
+"$FULFILLD" serve --config "$WORK/config.toml" --data-dir "$DATA" --listen 127.0.0.1:0 \
+    --packing-listen 127.0.0.1:0 >"$WORK/out" 2>"$WORK/err" &
 PID=$!
 for _ in $(seq 300); do
     grep -q '^fulfilld ready:' "$WORK/out" 2>/dev/null && break

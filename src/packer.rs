@@ -1,4 +1,5 @@
-//! The order packer: packs new orders in the background on the crossbeam worker pool.
+//! The order packer: packs new orders in the background on its own low-priority crossbeam
+//! worker pool.
 //! Its to-do list is the `PackingJobs` table (written with each order, consumed by the
 //! transaction that packs it), so a crash loses no job and the restart picks them up;
 //! the in-flight set keeps one job per order at a time, and the transaction's check of
@@ -56,6 +57,10 @@ pub fn record(app: &App, id: u128, plan: &Plan) -> Result<Packed, storage::Error
     Ok(packed)
 }
 
+/// Jobs kept queued per packer thread: a job waits on storage part of its time, so a few
+/// per thread keep the threads busy.
+pub const JOBS_PER_THREAD: usize = 4;
+
 /// Sends the order id back to the packer loop when the job ends, even by a panic.
 struct Done(u128, mpsc::UnboundedSender<u128>);
 
@@ -65,15 +70,14 @@ impl Drop for Done {
     }
 }
 
-/// Runs until shutdown: keeps up to `packing_workers` orders in the pool, refilled from
+/// Runs until shutdown: keeps up to four orders per packing thread in the pool, refilled from
 /// the `PackingJobs` table whenever a job ends or an order is created, and every second
 /// (wakes are hints; a job whose order was not yet readable is retried then).
 pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
     if !app.config.auto_pack {
         return;
     }
-    // Leave the rest of the shared queue to `/api/v1/optimize` requests.
-    let cap = app.config.packing_workers.max(1);
+    let cap = app.config.packing_workers * JOBS_PER_THREAD;
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<u128>();
     let mut in_flight: HashSet<u128> = HashSet::new();
     loop {
@@ -90,7 +94,7 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
                         let (job_app, done_tx) = (Arc::clone(&app), done_tx.clone());
                         // Made inside the job: a job refused by a full queue never ran
                         // and must not report an end.
-                        let submitted = app.packing_pool.submit(move || {
+                        let submitted = app.packer_pool.submit(move || {
                             let _done = Done(id, done_tx);
                             if let Err(e) = pack_one(&job_app, id) {
                                 tracing::error!(error = %e, "packing an order failed");
@@ -116,11 +120,8 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
                     in_flight.remove(&id);
                 }
             }
-            _ = app.packer.woken() => {
-                // Woken by a request that just committed orders: once that commit is
-                // applied the plain reads of the scan and of `pack_one` see them.
-                let _ = app.store.durable().await;
-            }
+            // Woken once a request's orders are applied (their jobs are then visible).
+            _ = app.packer.woken() => {}
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
         }
     }

@@ -61,6 +61,9 @@ pub struct App {
     pub order_search: OrderSearch,
     /// CPU-bound packing runs here, off the async runtime, behind a bounded queue.
     pub packing_pool: crate::workers::WorkerPool,
+    /// Background packing of new orders: its own threads at a lower priority, so the
+    /// API (and `/api/v1/optimize`) keep their latency while a backlog is packed.
+    pub packer_pool: crate::workers::WorkerPool,
     /// Wakes the webhook engine when a request queued a delivery.
     pub webhooks: crate::webhooks::Handle,
     /// Wakes the order packer when orders were created.
@@ -92,6 +95,12 @@ impl App {
                 "packing",
                 config.packing_workers,
                 config.packing_queue,
+            ),
+            packer_pool: crate::workers::WorkerPool::with_nice(
+                "packer",
+                config.packing_workers,
+                config.packing_workers * crate::packer::JOBS_PER_THREAD,
+                10,
             ),
             webhooks: crate::webhooks::Handle::default(),
             packer: crate::webhooks::Handle::default(),

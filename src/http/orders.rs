@@ -361,7 +361,7 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     match orders::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)? {
         Created::New(o) => {
             ctx.app.order_search.upsert(&o);
-            ctx.app.packer.wake();
+            ctx.app.packer.wake_when_durable(&ctx.app.store);
             ctx.wrote();
             Ok(json(StatusCode::CREATED, &out(&o)))
         }

@@ -1,6 +1,7 @@
-//! The crossbeam worker pool for CPU-bound work (packing): a bounded queue feeding a fixed
+//! The crossbeam worker pools for CPU-bound work (packing): a bounded queue feeding a fixed
 //! set of threads, so a burst of requests is refused (503) instead of queueing without
-//! limit, and async handlers await results without blocking the runtime.
+//! limit, and async handlers await results without blocking the runtime. Background pools
+//! run their threads at a lower priority so request handling keeps its latency.
 
 use std::thread::JoinHandle;
 
@@ -29,6 +30,12 @@ pub struct WorkerPool {
 impl WorkerPool {
     /// `workers` threads behind a queue of `capacity` waiting jobs.
     pub fn new(name: &str, workers: usize, capacity: usize) -> WorkerPool {
+        WorkerPool::with_nice(name, workers, capacity, 0)
+    }
+
+    /// A pool whose threads run at `nice` (0-19): background work that must yield the
+    /// CPU to request handling.
+    pub fn with_nice(name: &str, workers: usize, capacity: usize, nice: i32) -> WorkerPool {
         let (sender, receiver) = channel::bounded::<Job>(capacity);
         let threads = (0..workers)
             .map(|i| {
@@ -36,6 +43,9 @@ impl WorkerPool {
                 std::thread::Builder::new()
                     .name(format!("{name}-{i}"))
                     .spawn(move || {
+                        if nice > 0 {
+                            lower_priority(nice);
+                        }
                         for job in rx {
                             // A panicking job must not take the worker down with it.
                             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
@@ -86,6 +96,18 @@ impl WorkerPool {
     }
 }
 
+/// Lowers the calling thread's scheduling priority (Linux applies `setpriority` to one
+/// thread when given its tid). Best effort: a refusal leaves the thread at normal priority.
+fn lower_priority(nice: i32) {
+    // SAFETY: plain syscalls on the calling thread's own id.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        if libc::setpriority(libc::PRIO_PROCESS, tid, nice) != 0 {
+            tracing::debug!("could not lower a worker thread's priority");
+        }
+    }
+}
+
 impl Drop for WorkerPool {
     fn drop(&mut self) {
         self.shutdown();
@@ -118,6 +140,22 @@ mod tests {
         assert_eq!(first.await, Ok(1));
         assert_eq!(second.await, Ok(2));
         assert_eq!(pool.run(|| 5).await, Ok(5), "room again");
+    }
+
+    #[tokio::test]
+    async fn a_background_pool_runs_its_jobs_at_the_lower_priority() {
+        fn own_nice() -> i32 {
+            // SAFETY: plain syscalls on the calling thread's own id.
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                libc::getpriority(libc::PRIO_PROCESS, tid)
+            }
+        }
+        let base = own_nice();
+        let background = WorkerPool::with_nice("bg", 1, 1, 10);
+        let normal = WorkerPool::new("fg", 1, 1);
+        assert_eq!(background.run(own_nice).await, Ok((base + 10).min(19)));
+        assert_eq!(normal.run(own_nice).await, Ok(base));
     }
 
     #[tokio::test]
