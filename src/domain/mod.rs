@@ -3,6 +3,7 @@
 
 pub mod allocation;
 pub mod events;
+pub mod inbound;
 pub mod inventory;
 pub mod money;
 pub mod order_packing;

@@ -12,10 +12,12 @@ use storage::PackageStatus;
 
 use super::body::{self, Field};
 use super::error::ApiError;
-use super::packages::{event_json, label, out, parse_package_id};
+use super::orders::short_text as label;
+use super::packages::{event_json, out, parse_package_id};
 use super::response::{json, Resp};
 use super::Ctx;
-use crate::domain::packages::{self, Callback, PackageError, Shipment, Target};
+use crate::domain::inbound::{self, Callback, Target};
+use crate::domain::packages::{PackageError, Shipment};
 
 /// Signatures older or newer than this are refused, as the outbound rules say.
 pub const WINDOW_SECS: i64 = 300;
@@ -119,7 +121,7 @@ fn occurred_at(v: String) -> Result<String, ApiError> {
 }
 
 fn respond(ctx: &mut Ctx<'_>, cb: &Callback) -> Result<Resp, ApiError> {
-    let r = packages::receive(&ctx.app.store, cb, ctx.client_id(), &ctx.app.shapes)?;
+    let r = inbound::receive(&ctx.app.store, cb, ctx.client_id(), &ctx.app.shapes)?;
     if let Some(o) = &r.order {
         ctx.app.order_search.upsert(o);
     }
@@ -138,19 +140,69 @@ fn respond(ctx: &mut Ctx<'_>, cb: &Callback) -> Result<Resp, ApiError> {
     ))
 }
 
+/// The fields both callbacks share: eventId, status, occurredAt and location.
+struct Common {
+    event_id: String,
+    status: PackageStatus,
+    occurred_at: String,
+    location: Option<String>,
+}
+
+fn common(
+    event_id: Field<String>,
+    status_field: Field<String>,
+    occurred: Field<String>,
+    location: Field<String>,
+) -> Result<Common, ApiError> {
+    Ok(Common {
+        event_id: label("eventId", event_id.required("eventId")?, 200)?,
+        status: status(status_field.required("status")?)?,
+        occurred_at: occurred_at(occurred.required("occurredAt")?)?,
+        location: location
+            .optional()
+            .map(|l| label("location", l, 200))
+            .transpose()?,
+    })
+}
+
+fn callback(
+    ctx: &Ctx<'_>,
+    source: String,
+    c: Common,
+    target: Target,
+    shipment: Option<Shipment>,
+) -> Callback {
+    Callback {
+        source,
+        event_id: c.event_id,
+        target,
+        status: c.status,
+        occurred_at: c.occurred_at,
+        location: c.location,
+        shipment,
+        body: String::from_utf8_lossy(&ctx.body).into_owned(),
+    }
+}
+
 pub fn wms(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     authenticate(ctx, "wms")?;
-    let i: CallbackInput = body::json(&ctx.body)?;
-    let event_id = label("eventId", i.event_id.required("eventId")?, 200)?;
-    let raw_id = i.package_id.required("packageId")?;
-    let status = status(i.status.required("status")?)?;
-    let occurred_at = occurred_at(i.occurred_at.required("occurredAt")?)?;
-    let shipment = match (i.carrier.optional(), i.tracking_number.optional()) {
+    let CallbackInput {
+        event_id,
+        package_id,
+        tracking_number,
+        status,
+        occurred_at,
+        location,
+        carrier,
+        service,
+    } = body::json(&ctx.body)?;
+    let c = common(event_id, status, occurred_at, location)?;
+    let raw_id = package_id.required("packageId")?;
+    let shipment = match (carrier.optional(), tracking_number.optional()) {
         (Some(carrier), Some(number)) => Some(Shipment {
             carrier: label("carrier", carrier, 64)?,
             tracking_number: label("trackingNumber", number, 128)?,
-            service: i
-                .service
+            service: service
                 .optional()
                 .map(|s| label("service", s, 64))
                 .transpose()?,
@@ -158,20 +210,7 @@ pub fn wms(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         _ => None,
     };
     let id = parse_package_id(&raw_id).ok_or_else(|| ApiError::from(PackageError::NotFound))?;
-    let cb = Callback {
-        source: "wms".to_string(),
-        event_id,
-        target: Target::Id(id),
-        status,
-        occurred_at,
-        location: i
-            .location
-            .optional()
-            .map(|l| label("location", l, 200))
-            .transpose()?,
-        shipment,
-        body: String::from_utf8_lossy(&ctx.body).into_owned(),
-    };
+    let cb = callback(ctx, "wms".to_string(), c, Target::Id(id), shipment);
     respond(ctx, &cb)
 }
 
@@ -188,31 +227,17 @@ pub fn carrier(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let source = format!("carrier:{name}");
     authenticate(ctx, &source)?;
     let i: CallbackInput = body::json(&ctx.body)?;
-    let event_id = label("eventId", i.event_id.required("eventId")?, 200)?;
+    let c = common(i.event_id, i.status, i.occurred_at, i.location)?;
     let number = label(
         "trackingNumber",
         i.tracking_number.required("trackingNumber")?,
         128,
     )?;
-    let status = status(i.status.required("status")?)?;
-    let occurred_at = occurred_at(i.occurred_at.required("occurredAt")?)?;
-    let cb = Callback {
-        source,
-        event_id,
-        target: Target::Tracking {
-            carrier: name,
-            number,
-        },
-        status,
-        occurred_at,
-        location: i
-            .location
-            .optional()
-            .map(|l| label("location", l, 200))
-            .transpose()?,
-        shipment: None,
-        body: String::from_utf8_lossy(&ctx.body).into_owned(),
+    let target = Target::Tracking {
+        carrier: name,
+        number,
     };
+    let cb = callback(ctx, source, c, target, None);
     respond(ctx, &cb)
 }
 

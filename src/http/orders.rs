@@ -95,7 +95,8 @@ pub struct LineInput {
 const MAX_LINES: usize = 500;
 const MAX_QUANTITY: i64 = 100_000;
 
-fn short_text(field: &str, v: String, max: usize) -> Result<String, ApiError> {
+/// A short text: trimmed, non-empty, at most `max` printable characters.
+pub fn short_text(field: &str, v: String, max: usize) -> Result<String, ApiError> {
     let v = v.trim().to_string();
     if v.is_empty() || v.chars().count() > max || v.chars().any(char::is_control) {
         return Err(ApiError::validation(

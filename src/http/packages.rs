@@ -10,7 +10,7 @@ use storage::{InboundEventRecord, InboundOutcome, PackageRecord, PackageStatus, 
 
 use super::body::{self, Field};
 use super::error::ApiError;
-use super::orders::{out as order_out, parse_id as parse_order_id};
+use super::orders::{out as order_out, parse_id as parse_order_id, short_text as label};
 use super::query::Query;
 use super::response::{json, Resp};
 use super::Ctx;
@@ -225,7 +225,7 @@ pub fn events(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     if packages::get(&ctx.app.store, id)?.is_none() {
         return Err(PackageError::NotFound.into());
     }
-    let list: Vec<Value> = packages::events(&ctx.app.store, id)?
+    let list: Vec<Value> = crate::domain::inbound::events(&ctx.app.store, id)?
         .iter()
         .map(event_json)
         .collect();
@@ -241,18 +241,6 @@ struct ShipInput {
     tracking_number: Field<String>,
     #[serde(default)]
     service: Field<String>,
-}
-
-/// A required or optional short text: trimmed, non-empty, at most `max` characters.
-pub fn label(field: &str, v: String, max: usize) -> Result<String, ApiError> {
-    let v = v.trim().to_string();
-    if v.is_empty() || v.chars().count() > max || v.chars().any(char::is_control) {
-        return Err(ApiError::validation(
-            field,
-            format!("{field} must be 1 to {max} printable characters."),
-        ));
-    }
-    Ok(v)
 }
 
 pub fn ship(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

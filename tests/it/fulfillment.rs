@@ -1,6 +1,7 @@
 //! The fulfillment flow: orders packed by the engine into validator-checked packages,
-//! shipping, signed WMS and carrier callbacks (authentication, replays, late events,
-//! unknown ids), cancel voiding packages, and exactly-once packing across kill -9.
+//! shipping to delivery end to end with signed events, cancel voiding packages, orders
+//! that cannot be packed, and exactly-once packing across kill -9. Its fixtures serve
+//! the inbound callback tests too.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -12,8 +13,8 @@ use crate::receiver::{hmac_hex, verify, Mode, Receiver, TestCa};
 use crate::support::{admin, assert_error, body, ChildServer, Server};
 
 const SECRET: &str = "whsec-test-0123456789";
-const WMS_SECRET: &str = "wms-secret-0123456789";
-const UPS_SECRET: &str = "ups-secret-0123456789";
+pub const WMS_SECRET: &str = "wms-secret-0123456789";
+pub const UPS_SECRET: &str = "ups-secret-0123456789";
 const GUARD: Duration = Duration::from_secs(30);
 
 fn boxes() -> Value {
@@ -25,7 +26,7 @@ fn boxes() -> Value {
 
 /// Two warehouses: MUG (upright) is stocked only in W1, LAMP only in W2, so an order of
 /// both ships from two warehouses.
-async fn catalog(s: &Server) {
+pub async fn catalog(s: &Server) {
     for (id, name) in [("W1", "East"), ("W2", "West")] {
         let (status, v) = body(
             s.post_json(
@@ -64,7 +65,7 @@ async fn catalog(s: &Server) {
     }
 }
 
-async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
+pub async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
     let mut items = Vec::new();
     if mugs > 0 {
         items.push(json!({"sku": "MUG", "quantity": mugs}));
@@ -88,13 +89,13 @@ async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
     v
 }
 
-async fn get(s: &Server, path: &str) -> Value {
+pub async fn get(s: &Server, path: &str) -> Value {
     let (status, v) = body(s.get(path).send().await.unwrap()).await;
     assert_eq!(status, 200, "GET {path}: {v}");
     v
 }
 
-async fn pack(s: &Server, order_id: &str) -> Value {
+pub async fn pack(s: &Server, order_id: &str) -> Value {
     let (status, v) = body(
         s.req(Method::POST, &format!("/api/orders/{order_id}/pack"))
             .send()
@@ -107,17 +108,17 @@ async fn pack(s: &Server, order_id: &str) -> Value {
     v
 }
 
-async fn packages_of(s: &Server, order_id: &str) -> Vec<Value> {
+pub async fn packages_of(s: &Server, order_id: &str) -> Vec<Value> {
     let v = get(s, &format!("/api/packages?orderId={order_id}")).await;
     v["packages"].as_array().unwrap().clone()
 }
 
-async fn inventory(s: &Server, sku: &str) -> Value {
+pub async fn inventory(s: &Server, sku: &str) -> Value {
     let v = get(s, &format!("/api/inventory?sku={sku}")).await;
     v["inventory"][0].clone()
 }
 
-async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
+pub async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
     body(
         s.post_json(
             &format!("/api/fulfillment/packages/{pkg}/ship"),
@@ -130,12 +131,12 @@ async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
     .await
 }
 
-fn now() -> i64 {
+pub fn now() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp()
 }
 
 /// A callback signed as the document's rules say, with `ts` as its timestamp.
-async fn signed(s: &Server, path: &str, secret: &str, ts: i64, v: &Value) -> (u16, Value) {
+pub async fn signed(s: &Server, path: &str, secret: &str, ts: i64, v: &Value) -> (u16, Value) {
     let raw = serde_json::to_vec(v).unwrap();
     let mut message = ts.to_string().into_bytes();
     message.push(b'.');
@@ -153,7 +154,7 @@ async fn signed(s: &Server, path: &str, secret: &str, ts: i64, v: &Value) -> (u1
     body(resp).await
 }
 
-fn set_secret(s: &Server, source: &str, secret: &str) {
+pub fn set_secret(s: &Server, source: &str, secret: &str) {
     let dir = s.dir.path().to_str().unwrap();
     let (ok, _) = admin(&[
         "inbound",
@@ -387,199 +388,6 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
     assert_eq!(count(&seen, "package.shipped"), packages.len());
     assert_eq!(count(&seen, "package.created"), packages.len());
     assert_eq!(count(&seen, "order.shipped"), 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwards() {
-    let s = Server::start().await;
-    catalog(&s).await;
-    set_secret(&s, "wms", WMS_SECRET);
-    set_secret(&s, "carrier:ups", UPS_SECRET);
-    let o = order(&s, "IN-1", 2, 0).await;
-    let id = o["id"].as_str().unwrap().to_string();
-    pack(&s, &id).await;
-    let packages = packages_of(&s, &id).await;
-    assert_eq!(packages.len(), 1);
-    let pkg = packages[0]["id"].as_str().unwrap().to_string();
-    let wms = "/api/wms/webhooks/package-status";
-    let ev = |event: &str, status: &str| {
-        json!({"eventId": event, "packageId": pkg, "status": status,
-               "occurredAt": "2026-11-22T09:00:00Z", "dock": 4})
-    };
-
-    // Authentication: a bad signature, a stale or future timestamp, no signature at all.
-    let (status, v) = signed(
-        &s,
-        wms,
-        "not-the-secret-at-all",
-        now(),
-        &ev("e1", "picking"),
-    )
-    .await;
-    assert_eq!(status, 401, "{v}");
-    assert_error(&v, "unauthorized", None);
-    let (status, _) = signed(&s, wms, WMS_SECRET, now() - 301, &ev("e1", "picking")).await;
-    assert_eq!(status, 401, "stale");
-    let (status, _) = signed(&s, wms, WMS_SECRET, now() + 301, &ev("e1", "picking")).await;
-    assert_eq!(status, 401, "from the future");
-    let (status, _) = signed(&s, wms, UPS_SECRET, now(), &ev("e1", "picking")).await;
-    assert_eq!(status, 401, "another source's secret");
-    let unsigned = s
-        .http
-        .post(s.url(wms))
-        .json(&ev("e1", "picking"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(unsigned.status(), 401);
-    assert!(
-        get(&s, &format!("/api/packages/{pkg}/events")).await["events"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
-
-    // Applied once; the replay is acknowledged and changes nothing.
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["event"]["outcome"], "applied");
-    assert_eq!(v["package"]["status"], "picking");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "packed")).await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["event"]["outcome"], "duplicate");
-    assert_eq!(
-        v["package"]["status"], "picking",
-        "a replayed eventId changes nothing"
-    );
-
-    // A source that cannot sign uses an API key instead.
-    let (status, v) = body(s.post_json(wms, &ev("e2", "packed")).send().await.unwrap()).await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["package"]["status"], "packed");
-
-    // Out of order: a late picking is recorded, not applied.
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e3", "picking")).await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["event"]["outcome"], "ignored");
-    assert_eq!(v["package"]["status"], "packed");
-
-    // Validation and unknown ids.
-    let mut missing = ev("e4", "packed");
-    missing.as_object_mut().unwrap().remove("eventId");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &missing).await;
-    assert_eq!(status, 422);
-    assert_error(&v, "validation_error", Some("eventId"));
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e5", "teleported")).await;
-    assert_eq!(status, 422);
-    assert_error(&v, "validation_error", Some("status"));
-    let mut unknown = ev("e6", "packed");
-    unknown["packageId"] = json!("pkg_00000000000000000000000000000000");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &unknown).await;
-    assert_eq!(status, 404);
-    assert_error(&v, "not_found", None);
-    let carrier = "/api/webhooks/carriers/ups/tracking";
-    let track = |event: &str, number: &str, status: &str| {
-        json!({"eventId": event, "trackingNumber": number, "status": status,
-               "occurredAt": "2026-11-22T11:00:00Z"})
-    };
-    let (status, _) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c1", "NOPE", "in_transit"),
-    )
-    .await;
-    assert_eq!(status, 404, "unknown tracking number");
-
-    // The WMS ships it with carrier details: stock leaves, the order ships.
-    let mut shipped = ev("e7", "shipped");
-    shipped["carrier"] = json!("ups");
-    shipped["trackingNumber"] = json!("1ZWMS");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &shipped).await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["package"]["trackingNumber"], "1ZWMS");
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "shipped"
-    );
-    let mug = inventory(&s, "MUG").await;
-    assert_eq!(
-        (mug["onHand"].as_i64(), mug["reserved"].as_i64()),
-        (Some(8), Some(0))
-    );
-    let (status, _) = ship(&s, &pkg, "1ZOTHER").await;
-    assert_eq!(
-        status, 409,
-        "a shipped package cannot ship again under another number"
-    );
-
-    // Another carrier's secret does not open this carrier's endpoint; the tracking
-    // number belongs to ups only.
-    set_secret(&s, "carrier:dhl", UPS_SECRET);
-    let (status, _) = signed(
-        &s,
-        "/api/webhooks/carriers/dhl/tracking",
-        UPS_SECRET,
-        now(),
-        &track("c2", "1ZWMS", "delivered"),
-    )
-    .await;
-    assert_eq!(status, 404);
-
-    let (status, v) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c3", "1ZWMS", "delivered"),
-    )
-    .await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["package"]["status"], "delivered");
-    let (status, v) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c4", "1ZWMS", "in_transit"),
-    )
-    .await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(
-        v["event"]["outcome"], "ignored",
-        "a late in_transit after delivered"
-    );
-    assert_eq!(v["package"]["status"], "delivered");
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "delivered"
-    );
-
-    // Every inbound event is kept for audit, applied or not, in arrival order.
-    let events = get(&s, &format!("/api/packages/{pkg}/events")).await;
-    let outcomes: Vec<(&str, &str)> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["eventId"].as_str().unwrap(),
-                e["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        outcomes,
-        vec![
-            ("e1", "applied"),
-            ("e2", "applied"),
-            ("e3", "ignored"),
-            ("e7", "applied"),
-            ("c3", "applied"),
-            ("c4", "ignored")
-        ]
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,7 @@ mod auth;
 mod bulk_import;
 mod fulfillment;
 mod http_rules;
+mod inbound;
 mod inventory;
 mod lifecycle;
 mod orders;
