@@ -221,11 +221,39 @@ pub fn commit(
     shapes: &dyn Shapes,
 ) -> Result<Packed, TxError<std::convert::Infallible>> {
     let now = now_ms();
-    let ids: Vec<u128> = match plan {
-        Ok(p) => p.iter().map(|_| uuid::Uuid::now_v7().as_u128()).collect(),
+    // Records and their event payloads are built before taking the writer lock: the
+    // closure below holds it, and every other write in the process waits for it.
+    let built: Vec<(PackageRecord, String)> = match plan {
+        Ok(planned) => planned
+            .iter()
+            .map(|p| {
+                let rec = PackageRecord {
+                    id: uuid::Uuid::now_v7().as_u128(),
+                    order_id: id,
+                    warehouse_id: p.warehouse_id.clone(),
+                    box_id: p.box_id.clone(),
+                    box_dimensions: p.box_dimensions,
+                    status: PackageStatus::Created,
+                    progress: PackageStatus::Created,
+                    items: p.items.clone(),
+                    weight: p.weight,
+                    volume_utilization: p.volume_utilization,
+                    carrier: None,
+                    tracking_number: None,
+                    service: None,
+                    created_at_ms: now,
+                    updated_at_ms: now,
+                    shipped_at_ms: None,
+                    delivered_at_ms: None,
+                };
+                let json = shapes.package(&rec);
+                (rec, json)
+            })
+            .collect(),
         Err(_) => Vec::new(),
     };
-    store.transact(|tx| {
+    let ids: Vec<u128> = built.iter().map(|(p, _)| p.id).collect();
+    store.transact(move |tx| {
         if !tx.contains::<PackingJobs>(&id)? {
             return Ok(Packed::Skipped);
         }
@@ -236,42 +264,20 @@ pub fn commit(
         if order.status != OrderStatus::Pending || tx.contains::<OrderPackages>(&id)? {
             return Ok(Packed::Skipped);
         }
-        let planned = match plan {
-            Ok(p) => p,
-            Err(reason) => {
-                order.pending_reason = Some(reason.clone());
-                order.updated_at_ms = next_version(&order, now);
-                tx.insert::<Orders>(&id, &order)?;
-                return Ok(Packed::Failed(order));
-            }
-        };
-        let mut packages = Vec::with_capacity(planned.len());
-        for (p, pid) in planned.iter().zip(&ids) {
-            let rec = PackageRecord {
-                id: *pid,
-                order_id: id,
-                warehouse_id: p.warehouse_id.clone(),
-                box_id: p.box_id.clone(),
-                box_dimensions: p.box_dimensions,
-                status: PackageStatus::Created,
-                progress: PackageStatus::Created,
-                items: p.items.clone(),
-                weight: p.weight,
-                volume_utilization: p.volume_utilization,
-                carrier: None,
-                tracking_number: None,
-                service: None,
-                created_at_ms: now,
-                updated_at_ms: now,
-                shipped_at_ms: None,
-                delivered_at_ms: None,
-            };
-            tx.insert::<Packages>(pid, &rec)?;
+        if let Err(reason) = plan {
+            order.pending_reason = Some(reason.clone());
+            order.updated_at_ms = next_version(&order, now);
+            tx.insert::<Orders>(&id, &order)?;
+            return Ok(Packed::Failed(order));
+        }
+        let mut packages = Vec::with_capacity(built.len());
+        for (rec, json) in built {
+            tx.insert::<Packages>(&rec.id, &rec)?;
             tx.insert::<PackagesByStatus>(
-                &(PackageStatus::Created.as_str().to_string(), *pid),
+                &(PackageStatus::Created.as_str().to_string(), rec.id),
                 &(),
             )?;
-            tx.emit(new_event(PACKAGE_CREATED, shapes.package(&rec), now))?;
+            tx.emit(new_event(PACKAGE_CREATED, json, now))?;
             packages.push(rec);
         }
         tx.insert::<OrderPackages>(&id, &ids)?;
