@@ -10,6 +10,7 @@ pub mod order_packing;
 pub mod order_search;
 pub mod orders;
 pub mod packages;
+pub mod product_index;
 pub mod products;
 pub mod rendered_cache;
 pub mod time_fmt;

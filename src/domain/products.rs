@@ -1,10 +1,12 @@
 //! Product rules: SKU unique among live products, soft delete that frees the SKU and
-//! keeps the record, and the live-product index and count that lists use.
+//! keeps the record, the stored live-product index and count, and the in-memory
+//! [`ProductIndex`] that every committed write updates and list pages read.
 
 use rust_decimal::Decimal;
 use storage::tables::{Meta, Products, ProductsBySku, ProductsLive};
 use storage::{abort, Dimensions, Hazmat, Orientation, ProductRecord, Store, TxError};
 
+use super::product_index::ProductIndex;
 use super::time_fmt::now_ms;
 
 const LIVE_COUNT: &str = "products_live";
@@ -55,10 +57,23 @@ fn bump_live(tx: &storage::Tx<'_>, delta: i64) -> Result<(), storage::TxFail> {
     tx.insert::<Meta>(&key, &n.saturating_add_signed(delta))
 }
 
-pub fn create(store: &Store, p: &NewProduct) -> Result<ProductRecord, TxError<ProductError>> {
-    let now = now_ms();
+/// The `updated_at_ms` of a write of `rec`: `now`, but always after the previous write,
+/// because it is the record's version (rendered products are cached under it).
+fn next_version(rec: &ProductRecord, now: i64) -> i64 {
+    now.max(rec.updated_at_ms + 1)
+}
+
+pub fn create(
+    store: &Store,
+    index: &ProductIndex,
+    p: &NewProduct,
+) -> Result<ProductRecord, TxError<ProductError>> {
+    let id = uuid::Uuid::now_v7().as_u128();
+    // A UUIDv7 starts with its Unix milliseconds: taking createdAt from the id makes id
+    // order exactly createdAt-then-id order, the order lists promise.
+    let now = (id >> 80) as i64;
     let rec = ProductRecord {
-        id: uuid::Uuid::now_v7().as_u128(),
+        id,
         sku: p.sku.clone(),
         name: p.name.clone(),
         description: p.description.clone(),
@@ -84,6 +99,7 @@ pub fn create(store: &Store, p: &NewProduct) -> Result<ProductRecord, TxError<Pr
         bump_live(tx, 1)?;
         Ok(())
     })?;
+    index.upsert(&rec);
     Ok(rec)
 }
 
@@ -101,11 +117,12 @@ pub fn by_sku(store: &Store, sku: &str) -> storage::Result<Option<ProductRecord>
 
 pub fn update(
     store: &Store,
+    index: &ProductIndex,
     id: u128,
     patch: &ProductPatch,
 ) -> Result<ProductRecord, TxError<ProductError>> {
     let now = now_ms();
-    store.transact(|tx| {
+    let rec = store.transact(|tx| {
         let Some(mut rec) = tx
             .get::<Products>(&id)?
             .filter(|r| r.deleted_at_ms.is_none())
@@ -124,10 +141,12 @@ pub fn update(
         if rec.unit_cost.is_some() != rec.cost_currency.is_some() {
             return abort(ProductError::CostWithoutCurrency);
         }
-        rec.updated_at_ms = now;
+        rec.updated_at_ms = next_version(&rec, now);
         tx.insert::<Products>(&rec.id, &rec)?;
         Ok(rec)
-    })
+    })?;
+    index.upsert(&rec);
+    Ok(rec)
 }
 
 fn apply(rec: &mut ProductRecord, p: &ProductPatch) {
@@ -164,38 +183,84 @@ fn apply(rec: &mut ProductRecord, p: &ProductPatch) {
 }
 
 /// Soft delete: the record stays (orders keep referring to it), the SKU is freed.
-pub fn delete(store: &Store, id: u128) -> Result<ProductRecord, TxError<ProductError>> {
+pub fn delete(
+    store: &Store,
+    index: &ProductIndex,
+    id: u128,
+) -> Result<ProductRecord, TxError<ProductError>> {
     let now = now_ms();
-    store.transact(|tx| {
+    let rec = store.transact(|tx| {
         let Some(mut rec) = tx
             .get::<Products>(&id)?
             .filter(|r| r.deleted_at_ms.is_none())
         else {
             return abort(ProductError::NotFound);
         };
-        rec.deleted_at_ms = Some(now);
-        rec.updated_at_ms = now;
+        rec.updated_at_ms = next_version(&rec, now);
+        rec.deleted_at_ms = Some(rec.updated_at_ms);
         tx.insert::<Products>(&rec.id, &rec)?;
         tx.remove::<ProductsBySku>(&rec.sku)?;
         tx.remove::<ProductsLive>(&rec.id)?;
         bump_live(tx, -1)?;
         Ok(rec)
-    })
+    })?;
+    index.upsert(&rec);
+    Ok(rec)
 }
 
-/// A page of live products, newest first, and the number of live products.
-pub fn list(
-    store: &Store,
-    limit: usize,
-    offset: usize,
-) -> storage::Result<(Vec<ProductRecord>, u64)> {
-    let total = store.get::<Meta>(&LIVE_COUNT.to_string())?.unwrap_or(0);
-    let mut page = Vec::with_capacity(limit);
-    for row in store.iter::<ProductsLive>().rev().skip(offset).take(limit) {
-        let (id, ()) = row?;
-        if let Some(rec) = store.get::<Products>(&id)? {
-            page.push(rec);
-        }
+/// Loads every product into the index (at start). Reads the records, not just the
+/// `ProductsLive` keys, because the index keeps each live product's version.
+pub fn load_index(store: &Store, index: &ProductIndex) -> storage::Result<usize> {
+    let mut n = 0;
+    for row in store.iter::<Products>() {
+        let (_, p) = row?;
+        index.upsert(&p);
+        n += 1;
     }
-    Ok((page, total))
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_write_moves_updated_at_forward_even_within_a_millisecond() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db"), &storage::StoreConfig::default()).unwrap();
+        let index = ProductIndex::default();
+        let new = NewProduct {
+            sku: "A".into(),
+            name: "a".into(),
+            description: String::new(),
+            price: Decimal::ONE,
+            unit_cost: None,
+            cost_currency: None,
+            weight: None,
+            dimensions: None,
+            hazmat: None,
+            orientation: Orientation::Any,
+            low_stock_threshold: 0,
+        };
+        let p = create(&store, &index, &new).unwrap();
+        assert_eq!(
+            p.created_at_ms,
+            (p.id >> 80) as i64,
+            "createdAt is the id's"
+        );
+        let mut last = p.updated_at_ms;
+        // Back-to-back updates share milliseconds; each must still be a new version.
+        for i in 0..20 {
+            let patch = ProductPatch {
+                name: Some(format!("a{i}")),
+                ..Default::default()
+            };
+            let p = update(&store, &index, p.id, &patch).unwrap();
+            assert!(p.updated_at_ms > last, "update {i}");
+            last = p.updated_at_ms;
+        }
+        let p = delete(&store, &index, p.id).unwrap();
+        assert!(p.updated_at_ms > last, "delete");
+        assert_eq!(index.page(0, 10).1, 0);
+    }
 }

@@ -59,6 +59,8 @@ pub struct App {
     pub shapes: ApiShapes,
     /// The in-memory `q` search over orders.
     pub order_search: OrderSearch,
+    /// Live products newest first and their rendered bytes, for list pages.
+    pub product_index: crate::domain::product_index::ProductIndex,
     /// CPU-bound packing runs here, off the async runtime, behind a bounded queue.
     pub packing_pool: crate::workers::WorkerPool,
     /// Background packing of new orders: its own threads at a lower priority, so the
@@ -82,6 +84,9 @@ impl App {
         let order_search = OrderSearch::default();
         let loaded = crate::domain::orders::load_search(&store, &order_search)?;
         tracing::info!(orders = loaded, "order search index loaded");
+        let product_index = crate::domain::product_index::ProductIndex::default();
+        let loaded = crate::domain::products::load_index(&store, &product_index)?;
+        tracing::info!(products = loaded, "product index loaded");
         Ok(App {
             clients: ClientService::new(store.clone(), registry),
             limiter: RateLimiter::new(config.tiers.clone()),
@@ -91,6 +96,7 @@ impl App {
             docs: openapi::Documents::build(),
             shapes: ApiShapes,
             order_search,
+            product_index,
             packing_pool: crate::workers::WorkerPool::new(
                 "packing",
                 config.packing_workers,

@@ -279,3 +279,146 @@ async fn lists_page_newest_first_and_reject_bad_limits() {
         assert_eq!(v["error"]["field"], field, "{q}");
     }
 }
+
+/// The list comes from an in-memory index and a cache of rendered products: a missed
+/// index update or a stale cached body shows here as a wrong page, total or field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_follows_creates_updates_deletes_and_sku_reuse() {
+    let s = Server::start().await;
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        let (status, p) = body(
+            s.post_json("/api/products", &mug(&format!("P-{i}")))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201);
+        ids.push(p["id"].as_str().unwrap().to_string());
+    }
+    let list = |q: &'static str| {
+        let req = s.get(&format!("/api/products?{q}"));
+        async move {
+            let (status, v) = body(req.send().await.unwrap()).await;
+            assert_eq!(status, 200, "{q}");
+            v
+        }
+    };
+    let skus = |v: &Value| -> Vec<String> {
+        v["products"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["sku"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Warms the rendered cache, so the checks below catch stale entries.
+    let v = list("limit=200").await;
+    assert_eq!(skus(&v), ["P-5", "P-4", "P-3", "P-2", "P-1", "P-0"]);
+
+    // Several quick updates: each must show, even within one millisecond.
+    let path = format!("/api/products/{}", ids[3]);
+    let parse = |v: &Value| {
+        let t = v["updatedAt"].as_str().unwrap();
+        time::OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).unwrap()
+    };
+    let mut last_updated = time::OffsetDateTime::UNIX_EPOCH;
+    for round in 0..5 {
+        let (status, p) = body(
+            s.req(Method::PATCH, &path)
+                .json(&json!({"name": format!("Mug v{round}"), "price": 3.25 + round as f64}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let updated = parse(&p);
+        assert!(updated > last_updated, "updatedAt strictly increases");
+        last_updated = updated;
+        let v = list("limit=200").await;
+        let listed = &v["products"][2];
+        assert_eq!(listed, &p, "the list shows the updated product as written");
+    }
+
+    // Delete: gone from the list and the total; the SKU is reused by a new, newest product.
+    let (status, _) = body(
+        s.req(Method::DELETE, &format!("/api/products/{}", ids[1]))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let v = list("limit=200").await;
+    assert_eq!(skus(&v), ["P-5", "P-4", "P-3", "P-2", "P-0"]);
+    assert_eq!(v["pagination"]["total"], 5);
+    let (status, reused) = body(
+        s.post_json("/api/products", &mug("P-1"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let full = list("limit=200").await;
+    assert_eq!(skus(&full), ["P-1", "P-5", "P-4", "P-3", "P-2", "P-0"]);
+    assert_eq!(full["products"][0]["id"], reused["id"]);
+    assert_eq!(full["pagination"]["total"], 6);
+
+    // Every item is exactly what GET by id returns (cached bytes equal a fresh render).
+    for p in full["products"].as_array().unwrap() {
+        let (_, fetched) = body(
+            s.get(&format!("/api/products/{}", p["id"].as_str().unwrap()))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(&fetched, p);
+    }
+
+    // Pages at every offset agree with the whole list and carry the same total.
+    for limit in [1usize, 2, 4] {
+        let mut walked = Vec::new();
+        let mut offset = 0;
+        loop {
+            let (_, v) = body(
+                s.get(&format!("/api/products?limit={limit}&offset={offset}"))
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await;
+            assert_eq!(
+                v["pagination"],
+                json!({"limit": limit, "offset": offset, "total": 6})
+            );
+            let page = v["products"].as_array().unwrap().clone();
+            if page.is_empty() {
+                break;
+            }
+            assert!(page.len() <= limit);
+            walked.extend(page);
+            offset += limit;
+        }
+        assert_eq!(&Value::Array(walked), &full["products"], "limit {limit}");
+    }
+
+    // The index rebuilt from storage (as at start) lists the same page.
+    let fresh = fulfilld::domain::product_index::ProductIndex::default();
+    fulfilld::domain::products::load_index(&s.store, &fresh).unwrap();
+    let (page, total) = fresh.page(0, 200);
+    let listed: Vec<String> = page
+        .iter()
+        .map(|r| uuid::Uuid::from_u128(r.id).to_string())
+        .collect();
+    let expected: Vec<String> = full["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!((listed, total), (expected, 6));
+}
