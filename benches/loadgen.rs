@@ -64,6 +64,9 @@ struct ReadCatalog {
     /// seconds per scenario (default 10)
     #[argh(option, default = "10")]
     secs: u64,
+    /// run only this scenario: sku, inventory or list (default all three)
+    #[argh(option)]
+    only: Option<String>,
 }
 
 /// Create orders one request each (durable), measuring orders/s and latency.
@@ -325,38 +328,47 @@ async fn main() {
         }
         Cmd::ReadCatalog(a) => {
             let p = a.products;
-            run(
-                "GET /api/products/sku/{sku}",
-                &c,
-                n,
-                None,
-                Some(a.secs),
-                move |c, _, rng| c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p))),
-            )
-            .await;
-            run(
-                "GET /api/inventory?sku=",
-                &c,
-                n,
-                None,
-                Some(a.secs),
-                move |c, _, rng| c.req(M::GET, &format!("/api/inventory?sku=P{}", rng.below(p))),
-            )
-            .await;
-            run(
-                "GET /api/products?limit=200",
-                &c,
-                n,
-                None,
-                Some(a.secs),
-                move |c, _, rng| {
-                    c.req(
-                        M::GET,
-                        &format!("/api/products?limit=200&offset={}", 200 * rng.below(50)),
-                    )
-                },
-            )
-            .await;
+            let on = |name: &str| a.only.as_deref().is_none_or(|o| o == name);
+            if on("sku") {
+                run(
+                    "GET /api/products/sku/{sku}",
+                    &c,
+                    n,
+                    None,
+                    Some(a.secs),
+                    move |c, _, rng| c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p))),
+                )
+                .await;
+            }
+            if on("inventory") {
+                run(
+                    "GET /api/inventory?sku=",
+                    &c,
+                    n,
+                    None,
+                    Some(a.secs),
+                    move |c, _, rng| {
+                        c.req(M::GET, &format!("/api/inventory?sku=P{}", rng.below(p)))
+                    },
+                )
+                .await;
+            }
+            if on("list") {
+                run(
+                    "GET /api/products?limit=200",
+                    &c,
+                    n,
+                    None,
+                    Some(a.secs),
+                    move |c, _, rng| {
+                        c.req(
+                            M::GET,
+                            &format!("/api/products?limit=200&offset={}", 200 * rng.below(50)),
+                        )
+                    },
+                )
+                .await;
+            }
         }
         Cmd::CreateOrders(a) => {
             let prefix = a.prefix.clone();
