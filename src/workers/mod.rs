@@ -33,8 +33,8 @@ impl WorkerPool {
         WorkerPool::with_nice(name, workers, capacity, 0)
     }
 
-    /// A pool whose threads run at `nice` (0-19): background work that must yield the
-    /// CPU to request handling.
+    /// A pool whose threads run `nice` steps below the process's priority: background
+    /// work that must yield the CPU to request handling.
     pub fn with_nice(name: &str, workers: usize, capacity: usize, nice: i32) -> WorkerPool {
         let (sender, receiver) = channel::bounded::<Job>(capacity);
         let threads = (0..workers)
@@ -96,13 +96,16 @@ impl WorkerPool {
     }
 }
 
-/// Lowers the calling thread's scheduling priority (Linux applies `setpriority` to one
-/// thread when given its tid). Best effort: a refusal leaves the thread at normal priority.
+/// Lowers the calling thread's scheduling priority by `nice` (Linux applies `setpriority`
+/// to one thread when given its tid). Best effort: a refusal leaves the thread at normal priority.
 fn lower_priority(nice: i32) {
     // SAFETY: plain syscalls on the calling thread's own id.
     unsafe {
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        if libc::setpriority(libc::PRIO_PROCESS, tid, nice) != 0 {
+        // Relative to the process's own niceness (a service started under `nice` stays
+        // ordered the same way); 19 is the lowest priority there is.
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if libc::setpriority(libc::PRIO_PROCESS, tid, (current + nice).min(19)) != 0 {
             tracing::debug!("could not lower a worker thread's priority");
         }
     }
