@@ -61,12 +61,13 @@ pub fn record(app: &App, id: u128, plan: &Plan) -> Result<Packed, storage::Error
 /// per thread keep the threads busy.
 pub const JOBS_PER_THREAD: usize = 4;
 
-/// Sends the order id back to the packer loop when the job ends, even by a panic.
-struct Done(u128, mpsc::UnboundedSender<u128>);
+/// Reports the end of a job to the packer loop when dropped, even by a panic: the order id
+/// and whether its job was settled (packed, given up on, or found consumed).
+struct Done(u128, bool, mpsc::UnboundedSender<(u128, bool)>);
 
 impl Drop for Done {
     fn drop(&mut self) {
-        let _ = self.1.send(self.0);
+        let _ = self.2.send((self.0, self.1));
     }
 }
 
@@ -78,26 +79,33 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
         return;
     }
     let cap = app.config.packing_workers * JOBS_PER_THREAD;
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<u128>();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u128, bool)>();
     let mut in_flight: HashSet<u128> = HashSet::new();
+    // Jobs whose run failed (storage) or found their order unreadable: left alone until
+    // the next tick, so a failing store is not hammered in a tight loop.
+    let mut resting: HashSet<u128> = HashSet::new();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         if in_flight.len() < cap {
-            match order_packing::pending_jobs(&app.store, cap * 4 + in_flight.len()) {
+            let want = cap * 4 + in_flight.len() + resting.len();
+            match order_packing::pending_jobs(&app.store, want) {
                 Ok(ids) => {
                     for id in ids {
                         if in_flight.len() >= cap {
                             break;
                         }
-                        if in_flight.contains(&id) {
+                        if in_flight.contains(&id) || resting.contains(&id) {
                             continue;
                         }
                         let (job_app, done_tx) = (Arc::clone(&app), done_tx.clone());
                         // Made inside the job: a job refused by a full queue never ran
                         // and must not report an end.
                         let submitted = app.packer_pool.submit(move || {
-                            let _done = Done(id, done_tx);
-                            if let Err(e) = pack_one(&job_app, id) {
-                                tracing::error!(error = %e, "packing an order failed");
+                            let mut done = Done(id, false, done_tx);
+                            match pack_one(&job_app, id) {
+                                Ok(Packed::Skipped) => {}
+                                Ok(_) => done.1 = true,
+                                Err(e) => tracing::error!(error = %e, "packing an order failed"),
                             }
                         });
                         match submitted {
@@ -114,15 +122,21 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
         }
         tokio::select! {
             _ = shutdown.wait() => return,
-            Some(id) = done_rx.recv() => {
-                in_flight.remove(&id);
-                while let Ok(id) = done_rx.try_recv() {
+            Some(first) = done_rx.recv() => {
+                let mut ended = vec![first];
+                while let Ok(more) = done_rx.try_recv() {
+                    ended.push(more);
+                }
+                for (id, settled) in ended {
                     in_flight.remove(&id);
+                    if !settled {
+                        resting.insert(id);
+                    }
                 }
             }
             // Woken once a request's orders are applied (their jobs are then visible).
             _ = app.packer.woken() => {}
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = tick.tick() => resting.clear(),
         }
     }
 }
