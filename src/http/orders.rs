@@ -14,7 +14,7 @@ use super::address::AddressInput;
 use super::body::{self, Field};
 use super::error::ApiError;
 use super::query::Query;
-use super::response::{bytes, json, Resp};
+use super::response::{json, Resp};
 use super::Ctx;
 use crate::domain::money::{self, Dec};
 use crate::domain::orders::{self, Created, Filter, NewLine, NewOrder, OrderError, OrderPatch};
@@ -412,9 +412,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     };
     let (ids, total) = orders::page(&ctx.app.order_search, &filter, page.limit, page.offset);
     let cache = &ctx.app.order_search.rendered;
-    let mut body = Vec::with_capacity(64 * 1024);
-    body.extend_from_slice(b"{\"orders\":[");
-    let mut first = true;
+    let mut list = page.rendered("orders", 1024 * ids.len());
     for (&(id, _), hit) in ids.iter().zip(cache.get_many(&ids)) {
         let bytes = match hit {
             Some(b) => b,
@@ -437,16 +435,9 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
                 b
             }
         };
-        if !first {
-            body.push(b',');
-        }
-        first = false;
-        body.extend_from_slice(&bytes);
+        list.push(&bytes);
     }
-    body.extend_from_slice(b"],\"pagination\":");
-    serde_json::to_writer(&mut body, &page.json(total)).expect("pagination serializes");
-    body.push(b'}');
-    Ok(bytes(StatusCode::OK, "application/json", body.into()))
+    Ok(list.finish(total))
 }
 
 pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

@@ -12,7 +12,7 @@ use storage::{Dimensions, Hazmat, Orientation, ProductRecord};
 use super::body::{self, Field};
 use super::error::ApiError;
 use super::query::Query;
-use super::response::{bytes, json, Resp};
+use super::response::{json, Resp};
 use super::Ctx;
 use crate::domain::money::{self, Amount};
 use crate::domain::products::{self, NewProduct, ProductError, ProductPatch};
@@ -411,9 +411,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let index = &ctx.app.product_index;
     let (rows, total) = index.page(page.offset, page.limit);
     // Rendered products are about 430 bytes.
-    let mut body = Vec::with_capacity(512 * rows.len() + 128);
-    body.extend_from_slice(b"{\"products\":[");
-    let mut first = true;
+    let mut list = page.rendered("products", 512 * rows.len());
     for row in rows {
         let bytes = match row.rendered {
             Some(b) => b,
@@ -434,16 +432,9 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
                 b
             }
         };
-        if !first {
-            body.push(b',');
-        }
-        first = false;
-        body.extend_from_slice(&bytes);
+        list.push(&bytes);
     }
-    body.extend_from_slice(b"],\"pagination\":");
-    serde_json::to_writer(&mut body, &page.json(total)).expect("pagination serializes");
-    body.push(b'}');
-    Ok(bytes(StatusCode::OK, "application/json", body.into()))
+    Ok(list.finish(total))
 }
 
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

@@ -111,3 +111,46 @@ impl Page {
         Value::Object(body)
     }
 }
+
+/// A list body assembled from items already rendered as JSON (products and orders keep
+/// their rendered bytes): `{"<key>":[...],"pagination":{...}}` without re-encoding them.
+pub struct RenderedList {
+    body: Vec<u8>,
+    page: Page,
+    first: bool,
+}
+
+impl Page {
+    /// Starts a rendered list under `key`, with room for `capacity` bytes of items.
+    pub fn rendered(&self, key: &str, capacity: usize) -> RenderedList {
+        let mut body = Vec::with_capacity(capacity + key.len() + 96);
+        body.extend_from_slice(b"{\"");
+        body.extend_from_slice(key.as_bytes());
+        body.extend_from_slice(b"\":[");
+        RenderedList {
+            body,
+            page: *self,
+            first: true,
+        }
+    }
+}
+
+impl RenderedList {
+    /// Appends one item's JSON.
+    pub fn push(&mut self, item: &[u8]) {
+        if !self.first {
+            self.body.push(b',');
+        }
+        self.first = false;
+        self.body.extend_from_slice(item);
+    }
+
+    /// Closes the array and adds the pagination object with `total`.
+    pub fn finish(mut self, total: u64) -> super::response::Resp {
+        self.body.extend_from_slice(b"],\"pagination\":");
+        serde_json::to_writer(&mut self.body, &self.page.json(total))
+            .expect("pagination serializes");
+        self.body.push(b'}');
+        super::response::bytes(hyper::StatusCode::OK, "application/json", self.body.into())
+    }
+}
