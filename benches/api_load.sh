@@ -40,43 +40,15 @@ else
     LOADGEN="$TARGET_DIR/release/examples/loadgen"
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-api-load.XXXXXX")
-PID=""
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill "$PID" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-DATA="$WORK/data"
+source "$ROOT/benches/server.sh"
 # The order API is measured without background packing (benches/pipeline.sh measures
 # that); API_LOAD_AUTO_PACK=true turns it on.
 echo "auto_pack = ${API_LOAD_AUTO_PACK:-false}" >"$WORK/config.toml"
 if [ -n "${API_LOAD_CACHE_MB:-}" ]; then
     echo "cache_mb = $API_LOAD_CACHE_MB" >>"$WORK/config.toml"
 fi
-CONFIG=(--config "$WORK/config.toml")
-"$FULFILLD" serve "${CONFIG[@]}" --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
-    >"$WORK/out" 2>"$WORK/err" &
-PID=$!
-for _ in $(seq 300); do
-    grep -q '^fulfilld ready:' "$WORK/out" 2>/dev/null && break
-    kill -0 "$PID" 2>/dev/null || { cat "$WORK/err" >&2; die "server exited early"; }
-    sleep 0.1
-done
-API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out")
-case "$API" in https://127.0.0.1:*) ;; *) die "unexpected address $API" ;; esac
-KEY=$("$FULFILLD" clients create --name api-load --tier unlimited --data-dir "$DATA" \
-    | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
-[ -n "$KEY" ] || die "no API key"
+start_fulfilld "$FULFILLD" api-load --config "$WORK/config.toml"
 LG=("$LOADGEN" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY")
-rss() { awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$PID/status"; }
 
 log "scale=$SCALE: $PRODUCTS products, $ORDERS orders; server at $API"
 "${LG[@]}" --concurrency 64 seed-catalog --products "$PRODUCTS" --warehouses 2

@@ -31,37 +31,11 @@ else
     BENCH="$TARGET_DIR/release/examples/pipeline"
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-pipeline.XXXXXX")
-PID=""
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill "$PID" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-DATA="$WORK/data"
+source "$ROOT/benches/server.sh"
 # PIPELINE_AUTO_PACK=false: the same load without packing, the baseline of the API latency.
 echo "auto_pack = ${PIPELINE_AUTO_PACK:-true}" >"$WORK/config.toml"
-"$FULFILLD" serve --config "$WORK/config.toml" --data-dir "$DATA" --listen 127.0.0.1:0 \
-    --packing-listen 127.0.0.1:0 >"$WORK/out" 2>"$WORK/err" &
-PID=$!
-for _ in $(seq 300); do
-    grep -q '^fulfilld ready:' "$WORK/out" 2>/dev/null && break
-    kill -0 "$PID" 2>/dev/null || { cat "$WORK/err" >&2; die "server exited early"; }
-    sleep 0.1
-done
-API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out")
-case "$API" in https://127.0.0.1:*) ;; *) die "unexpected address $API" ;; esac
-KEY=$("$FULFILLD" clients create --name pipeline --tier unlimited --data-dir "$DATA" \
-    | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
-[ -n "$KEY" ] || die "no API key"
+start_fulfilld "$FULFILLD" pipeline --config "$WORK/config.toml"
 
 log "server at $API; $ORDERS orders at $RATE/s"
 "$BENCH" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY" --orders "$ORDERS" --rate "$RATE"
-awk '/VmRSS/ {printf "server resident memory: %.0f MB\n", $2/1024}' "/proc/$PID/status"
+echo "server resident memory: $(rss)"
