@@ -94,6 +94,9 @@ pub(crate) fn fill(
     got
 }
 
+/// Boxes holding more units than this are filled once (see [`build`]).
+const BULK: usize = 256;
+
 /// Preference between trial fills of different box kinds: smaller is better.
 type Key = [f64; 3];
 
@@ -166,8 +169,13 @@ pub(crate) fn build(
                 break;
             }
         }
-        // The chosen box kind is filled again; the fullest fill stays.
-        if let Some((key, bin, got)) = &mut best {
+        // The chosen box kind is filled again; the fullest fill stays. Not when the box took
+        // every unit left (no fill packs more), nor when it holds hundreds of units: another
+        // fill of it costs as much as a whole order, for little.
+        if let Some((key, bin, got)) = best
+            .as_mut()
+            .filter(|(_, _, got)| got.len() < remaining && got.len() <= BULK)
+        {
             let (b, bk) = (bin.box_kind, &boxes[bin.box_kind]);
             let others = MERITS.into_iter().filter(|&m| m != merit);
             for m in others.take(effort.tries.saturating_sub(1)) {
@@ -270,4 +278,74 @@ pub(crate) fn repack_one(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Op
     CONFIGS[..4]
         .iter()
         .find_map(|&c| repack_with(units, b, bk, ctx, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::orientation::turns;
+    use crate::problem::Rules;
+
+    /// Work spent by [`build`] packing `n` unit cubes into cubic boxes of side `side` with
+    /// `effort`, and the boxes used.
+    fn work_of(n: usize, side: i64, effort: Effort) -> (u64, usize) {
+        let kinds = vec![Kind {
+            item: 0,
+            quantity: n as u64,
+            turns: turns([1, 1, 1], Orientation::Any),
+            volume: 1,
+            weight: 1,
+            fragile: false,
+            no_load: false,
+            hazmat: None,
+            conflicts: Vec::new(),
+        }];
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let ctx = Ctx::new(&kinds, &rules);
+        let bk = BoxKind {
+            index: 0,
+            size: [side; 3],
+            cap: 1 << 40,
+            cost: 0.0,
+            quantity: None,
+            volume: (side * side * side) as i128,
+        };
+        let units = vec![0u32; n];
+        let (bins, rest) = build(
+            &units,
+            &[bk],
+            &mut [None],
+            &ctx,
+            Goal::FewestPackages,
+            Merit::ContactTall,
+            effort,
+        );
+        assert!(rest.is_empty());
+        (ctx.work.get(), bins.len())
+    }
+
+    #[test]
+    fn boxes_of_hundreds_of_units_are_filled_once() {
+        let once = Effort {
+            tries: 1,
+            restarts: 0,
+            seed: 1,
+        };
+        let hard = Effort {
+            tries: MERITS.len(),
+            restarts: 8,
+            seed: 1,
+        };
+        // Everything in one box; then a full box of 1,000 and the rest in a second one.
+        for (n, boxes) in [(600, 1), (1300, 2)] {
+            assert_eq!(work_of(n, 10, hard), work_of(n, 10, once));
+            assert_eq!(work_of(n, 10, hard).1, boxes);
+        }
+        // A box of a few dozen units, with more to come, is still filled several ways.
+        assert!(work_of(40, 3, hard).0 > work_of(40, 3, once).0);
+    }
 }

@@ -233,3 +233,52 @@ fn hazmat_and_instruction_violations_are_caught() {
     apart.options.instructions = "keep x and y apart".into();
     assert!(rules(&apart, &together).contains(&"apart"));
 }
+
+/// The pair checks sweep units by their x start; a long unit starting far to the left must
+/// still be seen by the units on and in it.
+#[test]
+fn pair_checks_reach_wide_units_starting_far_away() {
+    let items = vec![
+        Item::new("bar", 10.0, 1.0, 1.0, 1.0, 1),
+        Item::new("die", 1.0, 1.0, 1.0, 0.1, 10),
+    ];
+    // One layer of floor: the bar lies on it, the dice ride on the bar.
+    let req = request(items, vec![BoxType::new("B", 10.0, 2.0, 1.0, 50.0)]);
+    let sol = solve(&req);
+    assert_eq!(sol.summary.total_packages, 1);
+    let last = |s: &mut PackSolution| {
+        let at = s.packages[0]
+            .items
+            .iter()
+            .position(|i| i.item_id == "die" && i.position.x == 9.0)
+            .unwrap();
+        s.packages[0].items.remove(at)
+    };
+    // Resting on the bar alone is fine (solve validated it); sunk into the bar it overlaps.
+    let mut s = sol.clone();
+    let mut die = last(&mut s);
+    assert_eq!(die.position.y, 1.0);
+    die.position.y = 0.5;
+    s.packages[0].items.insert(0, die);
+    assert!(rules(&req, &s).contains(&"overlap"));
+}
+
+#[test]
+fn large_packages_are_checked_as_strictly() {
+    let req = request(
+        vec![Item::new("die", 1.0, 1.0, 1.0, 0.1, 600)],
+        vec![BoxType::new("B", 10.0, 10.0, 10.0, 500.0)],
+    );
+    let sol = solve(&req);
+    assert_eq!(sol.summary.total_packages, 1);
+    // The last unit moved onto the first one: an overlap between units far apart in the list.
+    let mut s = sol.clone();
+    let first = s.packages[0].items[0].position;
+    s.packages[0].items.last_mut().unwrap().position = first;
+    assert!(rules(&req, &s).contains(&"overlap"));
+    // A unit moved to the far corner at mid height floats.
+    let mut s = sol;
+    let p = &mut s.packages[0].items[0].position;
+    (p.x, p.y, p.z) = (9.0, 8.5, 9.0);
+    assert!(rules(&req, &s).contains(&"support"));
+}

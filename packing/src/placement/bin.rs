@@ -85,6 +85,15 @@ impl Bin {
             .take_while(move |q| q.c.pos[0] <= hi)
     }
 
+    /// How many units [`Bin::near`] yields, found by binary search (it counts as work).
+    fn near_count(&self, c: &Cuboid) -> u64 {
+        let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
+        let x = |i: &u32| self.placed[*i as usize].c.pos[0];
+        let start = self.by_x.partition_point(|i| x(i) < lo);
+        let end = self.by_x.partition_point(|i| x(i) <= hi);
+        end.saturating_sub(start) as u64
+    }
+
     pub fn capacity(&self) -> i128 {
         self.size[0] as i128 * self.size[1] as i128 * self.size[2] as i128
     }
@@ -136,7 +145,7 @@ impl Bin {
                     pos: p,
                     dim: turn.dim,
                 };
-                evaluated += 1 + self.near(&c).count() as u64;
+                evaluated += 1 + self.near_count(&c);
                 let Some(contact) = self.check(&c, kind, ctx, merit) else {
                     continue;
                 };
@@ -168,6 +177,10 @@ impl Bin {
         let mut support: i64 = 0;
         let mut contact: i128 = 0;
         for q in self.near(c) {
+            // Apart along z, two units neither overlap, share footprint, nor touch.
+            if q.c.end(2) < c.pos[2] || q.c.pos[2] > c.end(2) {
+                continue;
+            }
             if c.intersects(&q.c) {
                 return None;
             }
@@ -252,12 +265,12 @@ impl Bin {
         self.by_x.insert(at, self.placed.len() as u32);
         self.wmax = self.wmax.max(p.c.dim[0]);
         self.placed.push(p);
-        points::update(
-            &mut self.points,
-            &self.placed,
-            self.size,
-            ctx.rules.require_support,
-        );
+        let pl = points::Placement {
+            placed: &self.placed,
+            by_x: &self.by_x,
+            wmax: self.wmax,
+        };
+        points::update(&mut self.points, pl, self.size, ctx.rules.require_support);
     }
 
     /// The box with only the units at indices `keep`, same positions, if every one of them is
@@ -303,7 +316,12 @@ impl Bin {
         }
         for p in &mut self.points {
             (0..3).for_each(|a| p.at[a] += d[a]);
-            p.room = points::room_of(p.at, &self.placed, self.size);
+            let pl = points::Placement {
+                placed: &self.placed,
+                by_x: &self.by_x,
+                wmax: self.wmax,
+            };
+            p.room = points::room_of(p.at, pl, self.size);
         }
     }
 }

@@ -29,29 +29,83 @@ fn clip(p: V3, room: &mut V3, c: &Cuboid) {
     }
 }
 
-/// The residual space of `p` among `placed` in a box of `size`.
-pub(crate) fn room_of(p: V3, placed: &[Placed], size: V3) -> V3 {
+/// The placed units of a box with their order along x: indices of `placed` by increasing x
+/// start, and the widest unit along x. Every unit whose x span holds a given x starts within
+/// `wmax` before it, so the scans below look at a window of units rather than all of them.
+#[derive(Clone, Copy)]
+pub(crate) struct Placement<'a> {
+    pub placed: &'a [Placed],
+    pub by_x: &'a [u32],
+    pub wmax: i64,
+}
+
+impl<'a> Placement<'a> {
+    /// Position in `by_x` of the first unit starting at `x` or later.
+    fn at_x(&self, x: i64) -> usize {
+        self.by_x
+            .partition_point(|&i| self.placed[i as usize].c.pos[0] < x)
+    }
+
+    /// Units whose x span may hold `x`.
+    fn over(&self, x: i64) -> impl Iterator<Item = &'a Placed> + 'a {
+        let (me, lo) = (*self, self.at_x(x - self.wmax));
+        self.by_x[lo..]
+            .iter()
+            .map(move |&i| &me.placed[i as usize])
+            .take_while(move |q| q.c.pos[0] <= x)
+    }
+}
+
+/// Whether `c` spans `p` along the two axes other than `axis`.
+fn spans_across(c: &Cuboid, p: V3, axis: usize) -> bool {
+    let (b, d) = ((axis + 1) % 3, (axis + 2) % 3);
+    c.pos[b] <= p[b] && p[b] < c.end(b) && c.pos[d] <= p[d] && p[d] < c.end(d)
+}
+
+/// The residual space of `p` among the placed units in a box of `size`.
+pub(crate) fn room_of(p: V3, pl: Placement, size: V3) -> V3 {
     let mut room = [size[0] - p[0], size[1] - p[1], size[2] - p[2]];
-    for q in placed {
+    // The rays along y and z only meet units over p's x.
+    for q in pl.over(p[0]) {
         clip(p, &mut room, &q.c);
+    }
+    // Along x, the first unit (by x start) at or after p across its ray ends it.
+    for &i in &pl.by_x[pl.at_x(p[0])..] {
+        let q = &pl.placed[i as usize];
+        if q.c.pos[0] - p[0] >= room[0] {
+            break;
+        }
+        if spans_across(&q.c, p, 0) {
+            room[0] = q.c.pos[0] - p[0];
+            break;
+        }
     }
     room
 }
 
 /// Moves `p` along `-axis` until it meets a placed unit's face or the wall.
-fn project(p: V3, axis: usize, placed: &[Placed]) -> V3 {
-    let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
-    let mut stop = 0;
-    for q in placed {
+fn project(p: V3, axis: usize, pl: Placement) -> V3 {
+    let meets = |q: &Placed, stop: i64| {
         let end = q.c.end(axis);
-        if end <= p[axis]
-            && end > stop
-            && q.c.pos[b] <= p[b]
-            && p[b] < q.c.end(b)
-            && q.c.pos[c] <= p[c]
-            && p[c] < q.c.end(c)
-        {
-            stop = end;
+        end <= p[axis] && end > stop && spans_across(&q.c, p, axis)
+    };
+    let mut stop = 0;
+    if axis == 0 {
+        // Backwards by x start; nothing starting `wmax` before the best stop ends after it.
+        for &i in pl.by_x[..pl.at_x(p[0] + 1)].iter().rev() {
+            let q = &pl.placed[i as usize];
+            if q.c.pos[0] + pl.wmax <= stop {
+                break;
+            }
+            if meets(q, stop) {
+                stop = q.c.end(axis);
+            }
+        }
+    } else {
+        for q in pl.over(p[0]) {
+            if meets(q, stop) {
+                stop = q.c.end(axis);
+            }
         }
     }
     let mut out = p;
@@ -60,9 +114,9 @@ fn project(p: V3, axis: usize, placed: &[Placed]) -> V3 {
 }
 
 /// Whether a unit could stand on `p`: the floor, or inside the top face of a placed unit.
-fn on_surface(p: V3, placed: &[Placed]) -> bool {
+fn on_surface(p: V3, pl: Placement) -> bool {
     p[1] == 0
-        || placed.iter().any(|q| {
+        || pl.over(p[0]).any(|q| {
             q.c.end(1) == p[1]
                 && q.c.pos[0] <= p[0]
                 && p[0] < q.c.end(0)
@@ -76,9 +130,10 @@ pub(crate) fn order(p: V3) -> (i64, i64, i64) {
     (p[1], p[2], p[0])
 }
 
-/// Updates `points` (kept in [`order`]) after the last unit of `placed` was added.
-pub(super) fn update(points: &mut Vec<Point>, placed: &[Placed], size: V3, support: bool) {
-    let Some(last) = placed.last() else { return };
+/// Updates `points` (kept in [`order`]) after the last unit of `pl.placed` was added (and
+/// indexed in `pl.by_x`).
+pub(super) fn update(points: &mut Vec<Point>, pl: Placement, size: V3, support: bool) {
+    let Some(last) = pl.placed.last() else { return };
     let c = last.c;
     points.retain(|p| !c.contains(p.at));
     for p in points.iter_mut() {
@@ -92,20 +147,116 @@ pub(super) fn update(points: &mut Vec<Point>, placed: &[Placed], size: V3, suppo
     for (corner, axes) in corners {
         let cands = [
             corner,
-            project(corner, axes[0], placed),
-            project(corner, axes[1], placed),
+            project(corner, axes[0], pl),
+            project(corner, axes[1], pl),
         ];
         for p in cands {
             let at = points.partition_point(|o| order(o.at) < order(p));
             if (0..3).any(|a| p[a] >= size[a])
                 || points.get(at).is_some_and(|o| o.at == p)
-                || placed.iter().any(|q| q.c.contains(p))
-                || (support && !on_surface(p, placed))
+                || pl.over(p[0]).any(|q| q.c.contains(p))
+                || (support && !on_surface(p, pl))
             {
                 continue;
             }
-            let room = room_of(p, placed, size);
+            let room = room_of(p, pl, size);
             points.insert(at, Point { at: p, room });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// Random disjoint units in a box of `size`, with their x index.
+    fn scene(rng: &mut SplitMix64, size: V3, n: usize) -> (Vec<Placed>, Vec<u32>, i64) {
+        let mut placed: Vec<Placed> = Vec::new();
+        for _ in 0..20 * n {
+            if placed.len() == n {
+                break;
+            }
+            let dim = [0, 1, 2].map(|a| rng.range(1, size[a] / 3));
+            let pos = [0, 1, 2].map(|a| rng.range(0, size[a] - dim[a]));
+            let c = Cuboid { pos, dim };
+            if !placed.iter().any(|q| q.c.intersects(&c)) {
+                placed.push(Placed {
+                    kind: 0,
+                    turn: 0,
+                    c,
+                });
+            }
+        }
+        let mut by_x: Vec<u32> = (0..placed.len() as u32).collect();
+        by_x.sort_by_key(|&i| placed[i as usize].c.pos[0]);
+        let wmax = placed.iter().map(|q| q.c.dim[0]).max().unwrap_or(0);
+        (placed, by_x, wmax)
+    }
+
+    /// The scans over every unit that the windowed ones replace.
+    fn room_all(p: V3, placed: &[Placed], size: V3) -> V3 {
+        let mut room = [size[0] - p[0], size[1] - p[1], size[2] - p[2]];
+        for q in placed {
+            clip(p, &mut room, &q.c);
+        }
+        room
+    }
+
+    fn project_all(p: V3, axis: usize, placed: &[Placed]) -> V3 {
+        let mut out = p;
+        out[axis] = placed
+            .iter()
+            .filter(|q| q.c.end(axis) <= p[axis] && spans_across(&q.c, p, axis))
+            .map(|q| q.c.end(axis))
+            .max()
+            .unwrap_or(0);
+        out
+    }
+
+    fn surface_all(p: V3, placed: &[Placed]) -> bool {
+        p[1] == 0
+            || placed.iter().any(|q| {
+                q.c.end(1) == p[1] && (q.c.pos[0]..q.c.end(0)).contains(&p[0]) && {
+                    (q.c.pos[2]..q.c.end(2)).contains(&p[2])
+                }
+            })
+    }
+
+    #[test]
+    fn windowed_scans_agree_with_scanning_every_unit() {
+        let mut rng = SplitMix64::new(7);
+        let size = [40, 30, 50];
+        for round in 0..40 {
+            let (placed, by_x, wmax) = scene(&mut rng, size, 5 + round);
+            let pl = Placement {
+                placed: &placed,
+                by_x: &by_x,
+                wmax,
+            };
+            for _ in 0..200 {
+                // Points on unit corners and faces as well as anywhere.
+                let p = if rng.below(2) == 0 && !placed.is_empty() {
+                    let q = placed[rng.below(placed.len())].c;
+                    [0, 1, 2].map(|a| {
+                        if rng.below(2) == 0 {
+                            q.pos[a]
+                        } else {
+                            q.end(a)
+                        }
+                    })
+                } else {
+                    [0, 1, 2].map(|a| rng.range(0, size[a] - 1))
+                };
+                if (0..3).any(|a| p[a] >= size[a]) || placed.iter().any(|q| q.c.contains(p)) {
+                    continue;
+                }
+                assert_eq!(room_of(p, pl, size), room_all(p, &placed, size), "{p:?}");
+                for axis in 0..3 {
+                    assert_eq!(project(p, axis, pl), project_all(p, axis, &placed));
+                }
+                assert_eq!(on_surface(p, pl), surface_all(p, &placed), "{p:?}");
+            }
         }
     }
 }
