@@ -6,6 +6,7 @@ mod balance;
 pub mod baseline;
 pub mod carts;
 mod construct;
+mod cover;
 mod engine;
 mod error;
 mod geometry;
@@ -34,7 +35,7 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 /// [`validate`] before it is returned; a packing that fails it is never handed out.
 ///
 /// Pipeline: check the request (errors name the field); read the instructions;
-/// assign units to warehouses (stock respected, fewest warehouses); per warehouse, pack box by
+/// assign units to warehouses (stock respected, chosen by the goal); per warehouse, pack box by
 /// box from extreme points with every allowed turn, choosing each box kind by the goal; improve
 /// within a deterministic work budget (repack weak boxes with others, move units out of the
 /// weakest box); downsize boxes; for `balanced_weight`, centre each load; assemble the

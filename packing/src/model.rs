@@ -32,17 +32,19 @@ pub enum Orientation {
     Fixed,
 }
 
-/// What the packer optimises first. Under every goal units ship from the fewest warehouses
-/// that can supply them (preferred ones first); the goals differ in how boxes are chosen.
+/// What the packer optimises first. The goals differ in how warehouses and boxes are chosen:
+/// `fewest_warehouses` ships from the fewest warehouses that can supply the order, then needs
+/// the fewest packages; `fewest_packages` and `balanced_weight` may add a warehouse when that
+/// saves packages; `lowest_cost` and `best_fit` ship from the fewest warehouses. Preferred
+/// warehouses come first among equally good choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Goal {
-    /// Fewest packages, then smallest and cheapest boxes.
+    /// Fewest packages (a warehouse more if that saves one), then smallest and cheapest boxes.
     #[default]
     FewestPackages,
     /// Lowest total box cost.
     LowestCost,
-    /// Ship from as few warehouses as possible, then fewest packages (today the warehouse
-    /// choice is the same as under the other goals, which all minimise warehouses first).
+    /// Ship from as few warehouses as possible, then fewest packages.
     FewestWarehouses,
     /// Highest volume utilization (least empty box volume).
     BestFit,

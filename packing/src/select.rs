@@ -1,7 +1,8 @@
-//! Warehouse assignment: which warehouse ships each unit. It respects stock, ships from as few
-//! warehouses as possible (preferred ones first, avoided ones only when needed), and gives the
-//! reason for every unit that no warehouse can ship.
+//! Warehouse assignment: which warehouse ships each unit. It respects stock, chooses the
+//! warehouses by the goal (see `cover`; preferred ones first among equals, avoided ones only
+//! when needed), and gives the reason for every unit that no warehouse can ship.
 
+use crate::cover;
 use crate::problem::{Depot, Kind, Problem};
 use crate::solution::UnfitReason;
 
@@ -52,84 +53,6 @@ pub(crate) fn suit(depot: &Depot, kind: &Kind) -> Suit {
 pub(crate) struct Assignment {
     pub units: Vec<Vec<u32>>,
     pub unfitted: Vec<(u32, UnfitReason)>,
-}
-
-/// Whether the warehouses in `set` can ship the `need` of every kind together.
-fn covers(set: &[usize], usable: &[Vec<u64>], need: &[u64]) -> bool {
-    need.iter()
-        .enumerate()
-        .all(|(k, &n)| set.iter().map(|&w| usable[w][k]).sum::<u64>() >= n)
-}
-
-/// The smallest set of `cands` covering `need`; among equal sizes the one with most preferred
-/// warehouses, then the most shippable volume, then the lowest indices. Exhaustive up to 12
-/// candidates, greedy above.
-fn smallest_cover(
-    cands: &[usize],
-    usable: &[Vec<u64>],
-    need: &[u64],
-    p: &Problem,
-) -> Option<Vec<usize>> {
-    let vol = |w: usize| -> i128 {
-        need.iter()
-            .enumerate()
-            .map(|(k, &n)| usable[w][k].min(n) as i128 * p.kinds[k].volume)
-            .sum()
-    };
-    let pref = |w: &usize| p.directives.prefer.contains(w);
-    if cands.len() <= 12 {
-        for size in 1..=cands.len() {
-            let mut best: Option<(usize, i128, Vec<usize>)> = None;
-            for mask in 0u32..(1 << cands.len()) {
-                if mask.count_ones() as usize != size {
-                    continue;
-                }
-                let set: Vec<usize> = (0..cands.len())
-                    .filter(|i| mask & 1 << i != 0)
-                    .map(|i| cands[i])
-                    .collect();
-                if !covers(&set, usable, need) {
-                    continue;
-                }
-                let score = (
-                    set.iter().filter(|w| pref(w)).count(),
-                    set.iter().map(|&w| vol(w)).sum(),
-                );
-                if best.as_ref().is_none_or(|(a, b, _)| score > (*a, *b)) {
-                    best = Some((score.0, score.1, set));
-                }
-            }
-            if let Some((_, _, set)) = best {
-                return Some(set);
-            }
-        }
-        return None;
-    }
-    let mut set: Vec<usize> = Vec::new();
-    let mut rest = need.to_vec();
-    while rest.iter().any(|&n| n > 0) {
-        let gain = |w: usize| -> (bool, i128) {
-            let v = rest
-                .iter()
-                .enumerate()
-                .map(|(k, &n)| usable[w][k].min(n) as i128 * p.kinds[k].volume.max(1))
-                .sum();
-            (pref(&w), v)
-        };
-        let w = cands
-            .iter()
-            .copied()
-            .filter(|w| !set.contains(w))
-            .max_by_key(|&w| (gain(w), std::cmp::Reverse(w)))?;
-        if gain(w).1 == 0 {
-            return None;
-        }
-        for (k, n) in rest.iter_mut().enumerate() {
-            *n -= usable[w][k].min(*n);
-        }
-        set.push(w);
-    }
-    Some(set)
 }
 
 /// Assigns every unit to a warehouse or to the unfitted list.
@@ -187,32 +110,8 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
         .copied()
         .filter(|w| !p.directives.avoid.contains(w))
         .collect();
-    let set = smallest_cover(&free, &usable, &need, p)
-        .or_else(|| smallest_cover(&cands, &usable, &need, p))
-        .unwrap_or(cands);
-    // Fill the most capable warehouses first so units concentrate; avoided ones come last.
-    let mut ordered = set.clone();
-    ordered.sort_by_key(|&w| {
-        let vol: i128 = need
-            .iter()
-            .enumerate()
-            .map(|(k, &n)| usable[w][k].min(n) as i128 * p.kinds[k].volume)
-            .sum();
-        (
-            p.directives.avoid.contains(&w),
-            !p.directives.prefer.contains(&w),
-            std::cmp::Reverse(vol),
-            w,
-        )
-    });
-    let mut units = vec![Vec::new(); nd];
-    for (k, &n) in need.iter().enumerate() {
-        let mut n = n;
-        for &w in &ordered {
-            let take = usable[w][k].min(n);
-            units[w].extend(std::iter::repeat_n(k as u32, take as usize));
-            n -= take;
-        }
-    }
+    let units = cover::choose(&free, &usable, &need, p)
+        .or_else(|| cover::choose(&cands, &usable, &need, p))
+        .unwrap_or_else(|| cover::split(&cands, &usable, &need, nd));
     Assignment { units, unfitted }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use packing::{Goal, Hazmat, Item, Orientation};
+use packing::{Goal, Hazmat, Item, Orientation, PackOptions, PackRequest};
 
 fn hazmat(class: &str) -> Option<Hazmat> {
     Some(Hazmat {
@@ -200,4 +200,55 @@ fn same_input_same_output() {
     let mut req = packing::mpv::instance(8, 50, 1).request(Orientation::Any);
     req.options.time_limit_ms = Some(30);
     assert_eq!(solve(&req), solve(&req));
+}
+
+/// W1 can ship the whole order but only in boxes of one unit; W2 has a box for everything but
+/// only three units. Fewest warehouses ships from W1 alone (four packages); fewest packages
+/// ships three units from W2 in one box and one from W1 (two packages).
+#[test]
+fn fewest_warehouses_and_fewest_packages_choose_different_warehouses() {
+    let req = PackRequest {
+        items: vec![Item::new("a", 2.0, 2.0, 2.0, 1.0, 4)],
+        warehouses: vec![
+            warehouse("W1", vec![bx("small", 2.0, 2.0, 2.0)], &[("a", 4)]),
+            warehouse("W2", vec![bx("big", 10.0, 10.0, 10.0)], &[("a", 3)]),
+        ],
+        ..PackRequest::default()
+    };
+    let mut fw = req.clone();
+    fw.options.goal = Goal::FewestWarehouses;
+    let sol = solve(&fw);
+    assert_eq!(sol.summary.warehouses_used, ["W1"]);
+    assert_eq!(sol.summary.total_packages, 4);
+    let sol = solve(&req);
+    assert_eq!(sol.summary.warehouses_used, ["W1", "W2"]);
+    assert_eq!(sol.summary.total_packages, 2);
+    let from_w2: usize = sol
+        .packages
+        .iter()
+        .filter(|p| p.warehouse_id == "W2")
+        .map(|p| p.items.len())
+        .sum();
+    assert_eq!(from_w2, 3);
+}
+
+/// Among sets of equally few warehouses, fewest warehouses takes the one needing fewer
+/// packages, even when it ships less volume otherwise.
+#[test]
+fn fewest_warehouses_breaks_ties_by_packages() {
+    let req = PackRequest {
+        items: vec![Item::new("a", 2.0, 2.0, 2.0, 1.0, 3)],
+        warehouses: vec![
+            warehouse("W1", vec![bx("small", 2.0, 2.0, 2.0)], &[("a", 9)]),
+            warehouse("W2", vec![bx("big", 10.0, 10.0, 10.0)], &[("a", 3)]),
+        ],
+        options: PackOptions {
+            goal: Goal::FewestWarehouses,
+            ..PackOptions::default()
+        },
+        ..PackRequest::default()
+    };
+    let sol = solve(&req);
+    assert_eq!(sol.summary.warehouses_used, ["W2"]);
+    assert_eq!(sol.summary.total_packages, 1);
 }
