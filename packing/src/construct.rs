@@ -3,6 +3,7 @@
 
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
+use crate::point_first;
 use crate::problem::{BoxKind, Kind};
 use crate::rng::SplitMix64;
 use std::cmp::Ordering;
@@ -13,15 +14,20 @@ pub(crate) enum Order {
     Volume,
     Longest,
     Area,
+    /// The smallest face: the floor a unit takes standing on it, as the tallest-turn merits
+    /// stand units.
+    Footprint,
     Weight,
 }
 
 /// The (order, merit) pairs tried by the constructive phase, best performers first: volume
 /// order packs far better than the others on the MPV set (they mainly add diversity), and the
 /// tallest-turn merits suit full support, where floor space is what is scarce.
-pub(crate) const CONFIGS: [(Order, Merit); 8] = [
+pub(crate) const CONFIGS: [(Order, Merit); 10] = [
     (Order::Volume, Merit::ContactTall),
+    (Order::Volume, Merit::Spaces),
     (Order::Volume, Merit::LowestTall),
+    (Order::Footprint, Merit::ContactTall),
     (Order::Volume, Merit::Contact),
     (Order::Volume, Merit::Lowest),
     (Order::Longest, Merit::ContactTall),
@@ -31,8 +37,9 @@ pub(crate) const CONFIGS: [(Order, Merit); 8] = [
 ];
 
 /// Merits tried when several fills of one box are compared.
-pub(crate) const MERITS: [Merit; 4] = [
+pub(crate) const MERITS: [Merit; 5] = [
     Merit::ContactTall,
+    Merit::Spaces,
     Merit::LowestTall,
     Merit::Contact,
     Merit::Lowest,
@@ -50,6 +57,11 @@ fn sort_key(k: &Kind, order: Order) -> (i128, i128) {
         Order::Volume => (k.volume, longest),
         Order::Longest => (longest, k.volume),
         Order::Area => (area, k.volume),
+        Order::Footprint => {
+            let mut s = d;
+            s.sort_unstable();
+            (s[0] as i128 * s[1] as i128, k.volume)
+        }
         Order::Weight => (k.weight as i128, k.volume),
     }
 }
@@ -77,6 +89,14 @@ pub(crate) fn fill(
     ctx: &Ctx,
     merit: Merit,
 ) -> Vec<usize> {
+    if merit == Merit::Spaces {
+        // Point first rescans the lowest positions after every placement: fine for a box of
+        // dozens of units, too slow for thousands, which get the unit-first contact rule.
+        if order.len() - taken.iter().filter(|&&t| t).count() <= BULK {
+            return point_first::fill(bin, order, taken, ctx);
+        }
+        return fill(bin, order, taken, ctx, Merit::ContactTall);
+    }
     let mut failed = vec![false; ctx.kinds.len()];
     let mut got = Vec::new();
     for (i, &k) in order.iter().enumerate() {
@@ -95,7 +115,7 @@ pub(crate) fn fill(
 }
 
 /// Boxes holding more units than this are filled once (see [`build`]).
-const BULK: usize = 256;
+pub(crate) const BULK: usize = 256;
 
 /// Preference between trial fills of different box kinds: smaller is better.
 type Key = [f64; 3];
@@ -272,8 +292,8 @@ pub(crate) fn repack_with(
     (fill(&mut bin, &sorted, &taken, ctx, merit).len() == sorted.len()).then_some(bin)
 }
 
-/// Packs exactly `units` into one box of kind `bk`, trying the volume-ordered configurations
-/// (the others rarely succeed where these fail).
+/// Packs exactly `units` into one box of kind `bk`, trying the first configurations (the
+/// others rarely succeed where these fail).
 pub(crate) fn repack_one(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
     CONFIGS[..4]
         .iter()

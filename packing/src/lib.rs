@@ -17,6 +17,7 @@ pub mod model;
 pub mod mpv;
 mod orientation;
 mod placement;
+mod point_first;
 mod problem;
 pub mod rng;
 mod select;

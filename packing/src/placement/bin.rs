@@ -119,7 +119,6 @@ impl Bin {
         if !self.admits(k, ctx) {
             return None;
         }
-        let kind = &ctx.kinds[k as usize];
         let mut best: Option<Candidate> = None;
         let mut evaluated = 0u64;
         let lowest = matches!(merit, Merit::Lowest | Merit::LowestTall);
@@ -135,38 +134,67 @@ impl Bin {
             if best.is_some() && (lowest || seen >= limit) {
                 break;
             }
-            evaluated += kind.turns.len() as u64;
-            let p = pt.at;
-            for (t, turn) in kind.turns.iter().enumerate() {
-                if (0..3).any(|a| turn.dim[a] > pt.room[a]) {
-                    continue;
-                }
-                let c = Cuboid {
-                    pos: p,
-                    dim: turn.dim,
-                };
-                evaluated += 1 + self.near_count(&c);
-                let Some(contact) = self.check(&c, kind, ctx, merit) else {
-                    continue;
-                };
-                let (t, h) = (t as i64, -turn.dim[1]);
-                let key = match merit {
-                    Merit::Lowest => (0, p[1], p[2], p[0], t),
-                    Merit::LowestTall => (0, p[1], p[2], p[0], h),
-                    Merit::Contact => (-contact, p[1], p[2], p[0], t),
-                    Merit::ContactTall => (-contact, p[1], p[2], p[0], h),
-                };
-                if best.as_ref().is_none_or(|b| key < b.key) {
-                    best = Some(Candidate {
-                        pos: p,
-                        turn: t as u8,
-                        key,
-                    });
-                }
-            }
+            evaluated += self.best_turn(pt, k, ctx, merit, &mut best);
         }
         ctx.spend(evaluated);
         best
+    }
+
+    /// Candidate positions, lowest, then rearmost, then leftmost first.
+    pub fn points(&self) -> &[points::Point] {
+        &self.points
+    }
+
+    /// The best turn of a unit of kind `k` at point `at` of [`Bin::points`], if one is
+    /// feasible there; the caller has checked [`Bin::admits`].
+    pub fn best_at(&self, at: usize, k: u32, ctx: &Ctx, merit: Merit) -> Option<Candidate> {
+        let mut best = None;
+        let evaluated = self.best_turn(&self.points[at], k, ctx, merit, &mut best);
+        ctx.spend(evaluated);
+        best
+    }
+
+    /// Weighs every turn of kind `k` at `pt`, keeping the best candidate in `best`; returns
+    /// the work done.
+    fn best_turn(
+        &self,
+        pt: &points::Point,
+        k: u32,
+        ctx: &Ctx,
+        merit: Merit,
+        best: &mut Option<Candidate>,
+    ) -> u64 {
+        let kind = &ctx.kinds[k as usize];
+        let mut evaluated = kind.turns.len() as u64;
+        let p = pt.at;
+        for (t, turn) in kind.turns.iter().enumerate() {
+            if (0..3).any(|a| turn.dim[a] > pt.room[a]) {
+                continue;
+            }
+            let c = Cuboid {
+                pos: p,
+                dim: turn.dim,
+            };
+            evaluated += 1 + self.near_count(&c);
+            let Some(contact) = self.check(&c, kind, ctx, merit) else {
+                continue;
+            };
+            let (t, h) = (t as i64, -turn.dim[1]);
+            let key = match merit {
+                Merit::Lowest => (0, p[1], p[2], p[0], t),
+                Merit::LowestTall => (0, p[1], p[2], p[0], h),
+                Merit::Contact => (-contact, p[1], p[2], p[0], t),
+                Merit::ContactTall | Merit::Spaces => (-contact, p[1], p[2], p[0], h),
+            };
+            if best.as_ref().is_none_or(|b| key < b.key) {
+                *best = Some(Candidate {
+                    pos: p,
+                    turn: t as u8,
+                    key,
+                });
+            }
+        }
+        evaluated
     }
 
     /// Exact test of cuboid `c` for a unit of `kind`; `Some(contact area)` when feasible (the
@@ -203,7 +231,7 @@ impl Bin {
                     }
                 }
             }
-            if matches!(merit, Merit::Contact | Merit::ContactTall) {
+            if matches!(merit, Merit::Contact | Merit::ContactTall | Merit::Spaces) {
                 contact += c.contact_area(&q.c) as i128;
             }
         }
@@ -213,7 +241,7 @@ impl Bin {
                 return None;
             }
         }
-        if matches!(merit, Merit::Contact | Merit::ContactTall) {
+        if matches!(merit, Merit::Contact | Merit::ContactTall | Merit::Spaces) {
             for a in 0..3 {
                 let (b, d) = ((a + 1) % 3, (a + 2) % 3);
                 let face = c.dim[b] as i128 * c.dim[d] as i128;

@@ -28,6 +28,9 @@ pub(crate) enum Merit {
     Contact,
     /// As `Contact`, ties going to the tallest turn.
     ContactTall,
+    /// Point first: the lowest candidate position takes the first unit (in the given order)
+    /// that fits there, turned as under `ContactTall`.
+    Spaces,
 }
 
 /// What every placement decision needs to see: the unit kinds, the request-wide rules, and a

@@ -1,0 +1,93 @@
+//! Point-first filling of one box (`Merit::Spaces`): instead of taking units in order and
+//! finding each its best position, take positions lowest first and give each the first unit
+//! in order (the largest, as orders go) that fits there. It packs differently from the
+//! unit-first rules, which is what the constructive phase and the search want from it.
+
+use crate::geometry::V3;
+use crate::placement::{Bin, Ctx, Merit};
+
+/// Point-first fill: the lowest live candidate position takes the first unit of `order` (the
+/// largest, as orders go) that fits there; a position where nothing fits is dead for good,
+/// as later units only take room away.
+pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> Vec<usize> {
+    // Units still free, grouped by kind in order of first appearance; each group a stack of
+    // indices, next one last.
+    let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+    for (i, &k) in order.iter().enumerate() {
+        if taken[i] {
+            continue;
+        }
+        match groups.iter_mut().find(|g| g.0 == k) {
+            Some(g) => g.1.push(i),
+            None => groups.push((k, vec![i])),
+        }
+    }
+    for g in &mut groups {
+        g.1.reverse();
+    }
+    let mut dead: Vec<V3> = Vec::new();
+    let mut got = Vec::new();
+    'outer: loop {
+        groups.retain(|g| !g.1.is_empty() && bin.admits(g.0, ctx));
+        if groups.is_empty() {
+            break;
+        }
+        for at in 0..bin.points().len() {
+            let p = bin.points()[at].at;
+            if dead.contains(&p) {
+                continue;
+            }
+            for g in groups.iter_mut() {
+                if let Some(c) = bin.best_at(at, g.0, ctx, Merit::Spaces) {
+                    bin.place(g.0, &c, ctx);
+                    got.push(g.1.pop().expect("non-empty group"));
+                    continue 'outer;
+                }
+            }
+            dead.push(p);
+        }
+        break;
+    }
+    got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::orientation::turns;
+    use crate::problem::{Kind, Rules};
+
+    fn kind(dims: V3) -> Kind {
+        Kind {
+            item: 0,
+            quantity: 1,
+            turns: turns(dims, Orientation::Fixed),
+            volume: dims.iter().map(|&d| d as i128).product(),
+            weight: 1,
+            fragile: false,
+            no_load: false,
+            hazmat: None,
+            conflicts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lowest_positions_take_the_first_unit_that_fits() {
+        // Kind 0 is 2 wide, kind 1 a unit cube; the second 2-wide unit is already taken.
+        let kinds = vec![kind([2, 1, 1]), kind([1, 1, 1])];
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let ctx = Ctx::new(&kinds, &rules);
+        let mut bin = Bin::new(0, [3, 2, 1], 100);
+        let order = [0, 0, 1, 1, 1];
+        let got = fill(&mut bin, &order, &[false, true, false, false, false], &ctx);
+        // The floor: the wide unit at the corner, a cube beside it; then, lowest and leftmost
+        // first, the other two cubes side by side on the wide unit.
+        assert_eq!(got, [0, 2, 3, 4]);
+        let at: Vec<V3> = bin.placed.iter().map(|p| p.c.pos).collect();
+        assert_eq!(at, [[0, 0, 0], [2, 0, 0], [0, 1, 0], [1, 1, 0]]);
+    }
+}
