@@ -1,0 +1,541 @@
+//! Webhook delivery benchmark (issue 5, run by benches/webhooks.sh). `certs` writes a test
+//! CA and a leaf certificate for 127.0.0.1 so the script can start fulfilld with
+//! `--webhook-ca`; `run` starts a local HTTPS receiver with that leaf (it answers 200 at
+//! once, counts deliveries per subscription path and checks a sample of signatures),
+//! optionally a dead endpoint (accepts TCP, never answers), seeds a small catalog,
+//! subscribes, then creates orders with 64 clients for a fixed time while it measures the
+//! deliveries arriving per second. It ends with one `RESULT` line the script compares.
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use argh::FromArgs;
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+use reqwest::Method as M;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+/// Webhook delivery benchmark for fulfilld.
+#[derive(FromArgs)]
+struct Args {
+    #[argh(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(FromArgs)]
+#[argh(subcommand)]
+enum Cmd {
+    Certs(Certs),
+    Run(Run),
+}
+
+/// Write ca.pem, cert.pem and key.pem (a leaf for 127.0.0.1 signed by the CA) into a directory.
+#[derive(FromArgs)]
+#[argh(subcommand, name = "certs")]
+struct Certs {
+    /// output directory
+    #[argh(option)]
+    dir: PathBuf,
+}
+
+/// Receiver, subscriptions, catalog, then orders for a fixed time while counting deliveries.
+#[derive(FromArgs)]
+#[argh(subcommand, name = "run")]
+struct Run {
+    /// base URL of fulfilld, e.g. https://127.0.0.1:8443
+    #[argh(option)]
+    base: String,
+    /// fulfilld's certificate (PEM) to trust
+    #[argh(option)]
+    cert: PathBuf,
+    /// API key of an `unlimited` client
+    #[argh(option)]
+    api_key: String,
+    /// directory written by `certs` (the receiver's certificate and key)
+    #[argh(option)]
+    certs: PathBuf,
+    /// live subscriptions (default 10)
+    #[argh(option, default = "10")]
+    subs: usize,
+    /// event types every subscription lists (default order.created,inventory.adjusted)
+    #[argh(option, default = "String::from(\"order.created,inventory.adjusted\")")]
+    events: String,
+    /// add an 11th subscription to an endpoint that accepts and never answers
+    #[argh(switch)]
+    dead: bool,
+    /// seconds of order creation (default 20)
+    #[argh(option, default = "20")]
+    secs: u64,
+    /// seconds at the start of creation left out of the delivery rate (default 3)
+    #[argh(option, default = "3")]
+    warmup: u64,
+    /// seconds of counting after creation stopped (default 5)
+    #[argh(option, default = "5")]
+    after: u64,
+    /// concurrent order clients (default 64, as the orders benchmark)
+    #[argh(option, default = "64")]
+    concurrency: usize,
+    /// products in the catalog (default 50)
+    #[argh(option, default = "50")]
+    skus: usize,
+    /// the receiver offers HTTP/2 as well as HTTP/1.1
+    #[argh(switch)]
+    h2: bool,
+}
+
+fn write_certs(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("certs dir");
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, "fulfilld bench webhook CA");
+    ca.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let mut leaf = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
+    leaf.extended_key_usages
+        .push(rcgen::ExtendedKeyUsagePurpose::ServerAuth);
+    let key = KeyPair::generate().unwrap();
+    let cert = leaf.signed_by(&key, &issuer).unwrap();
+    std::fs::write(dir.join("ca.pem"), ca_cert.pem()).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
+}
+
+fn secret(i: usize) -> String {
+    format!("whsec-bench-{i:02}-0123456789abcdef")
+}
+
+/// What the receiver saw: deliveries per subscription path, distinct ids, signatures.
+struct Seen {
+    per_sub: Vec<AtomicU64>,
+    ids: Mutex<HashSet<(usize, String)>>,
+    duplicates: AtomicU64,
+    checked: AtomicU64,
+    bad: AtomicU64,
+}
+
+fn hmac_hex(secret: &str, ts: &[u8], body: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(ts);
+    mac.update(b".");
+    mac.update(body);
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+async fn answer(
+    req: Request<Incoming>,
+    seen: Arc<Seen>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let sub = req
+        .uri()
+        .path()
+        .strip_prefix("/hooks/")
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|i| *i < seen.per_sub.len());
+    let header = |n: &str| {
+        req.headers()
+            .get(n)
+            .map(|v| v.as_bytes().to_vec())
+            .unwrap_or_default()
+    };
+    let (id, ts, sig) = (
+        header("x-webhook-id"),
+        header("x-webhook-timestamp"),
+        header("x-webhook-signature"),
+    );
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let Some(sub) = sub else {
+        return Ok(Response::builder()
+            .status(404)
+            .body(Full::default())
+            .unwrap());
+    };
+    let n = seen.per_sub[sub].fetch_add(1, Relaxed);
+    if n % 97 == 0 {
+        seen.checked.fetch_add(1, Relaxed);
+        let fresh = std::str::from_utf8(&ts)
+            .ok()
+            .and_then(|t| t.parse::<i64>().ok())
+            .is_some_and(|t| (time::OffsetDateTime::now_utc().unix_timestamp() - t).abs() <= 300);
+        let id_in_body = serde_json::from_slice::<Value>(&body)
+            .is_ok_and(|v| v["id"].as_str().map(str::as_bytes) == Some(&id[..]));
+        if !fresh || !id_in_body || hmac_hex(&secret(sub), &ts, &body).as_bytes() != &sig[..] {
+            seen.bad.fetch_add(1, Relaxed);
+        }
+    }
+    let id = String::from_utf8_lossy(&id).into_owned();
+    if !seen.ids.lock().unwrap().insert((sub, id)) {
+        seen.duplicates.fetch_add(1, Relaxed);
+    }
+    Ok(Response::new(Full::new(Bytes::from_static(b"ok"))))
+}
+
+/// The HTTPS receiver on 127.0.0.1:0; returns its port.
+async fn receiver(certs: &Path, h2: bool, seen: Arc<Seen>) -> u16 {
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(certs.join("cert.pem"))
+        .expect("cert.pem")
+        .map(|c| c.expect("cert"))
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(certs.join("key.pem")).expect("key.pem");
+    let mut tls = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .expect("receiver TLS");
+    tls.alpn_protocols = if h2 { vec![b"h2".to_vec()] } else { vec![] };
+    tls.alpn_protocols.push(b"http/1.1".to_vec());
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                continue;
+            };
+            let (acceptor, seen) = (acceptor.clone(), Arc::clone(&seen));
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let service = hyper::service::service_fn(move |req| answer(req, Arc::clone(&seen)));
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    port
+}
+
+/// Accepts connections and keeps them open without reading or writing: every attempt
+/// to it hangs until the sender's own timeout.
+async fn dead_endpoint(accepted: Arc<AtomicU64>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((tcp, _)) = listener.accept().await {
+            accepted.fetch_add(1, Relaxed);
+            held.push(tcp);
+        }
+    });
+    port
+}
+
+#[derive(Clone)]
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    key: String,
+}
+
+impl Client {
+    fn req(&self, method: M, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}{path}", self.base))
+            .header("X-API-Key", &self.key)
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Value {
+        let r = self
+            .req(M::POST, path)
+            .json(&body)
+            .send()
+            .await
+            .expect(path);
+        let status = r.status();
+        let v: Value = r.json().await.unwrap_or(Value::Null);
+        assert!(status.is_success(), "POST {path}: {status} {v}");
+        v
+    }
+}
+
+/// xorshift64*: repeatable carts without a crate.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    }
+}
+
+/// The orders benchmark's cart (benches/loadgen.rs create-orders): 1-3 lines of 1-3 units.
+fn order_body(ext: &str, rng: &mut Rng, skus: usize) -> Value {
+    let lines = 1 + rng.below(3);
+    let items: Vec<Value> = (0..lines)
+        .map(|_| json!({"sku": format!("P{}", rng.below(skus)), "quantity": 1 + rng.below(3)}))
+        .collect();
+    json!({"externalId": ext, "customerEmail": format!("{}@example.com", ext.to_ascii_lowercase()),
+           "customerId": format!("C{}", rng.below(50_000)), "items": items,
+           "shippingAddresses": [{"line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"}]})
+}
+
+async fn seed(c: &Client, skus: usize) {
+    for w in 0..2 {
+        c.post(
+            "/api/warehouses",
+            json!({"id": format!("W{w}"), "name": format!("Warehouse {w}")}),
+        )
+        .await;
+    }
+    for i in 0..skus {
+        c.post(
+            "/api/products",
+            json!({"sku": format!("P{i}"), "name": format!("Product {i}"),
+            "price": 9.99, "weight": 1.5, "dimensions": {"width": 4, "height": 3, "length": 5}}),
+        )
+        .await;
+        for w in 0..2 {
+            c.post(
+                "/api/inventory",
+                json!({"sku": format!("P{i}"), "warehouseId": format!("W{w}"),
+                "onHand": 100_000_000}),
+            )
+            .await;
+        }
+    }
+}
+
+/// Events one created order emits: `order.created` plus one `inventory.adjusted` per
+/// reservation (allocation) of its lines.
+fn events_of(order: &Value) -> (u64, u64) {
+    let allocations = order["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|l| l["allocations"].as_array().map_or(0, Vec::len))
+                .sum::<usize>()
+        })
+        .unwrap_or(0);
+    (1, allocations as u64)
+}
+
+fn total(seen: &Seen) -> u64 {
+    seen.per_sub.iter().map(|n| n.load(Relaxed)).sum()
+}
+
+#[tokio::main]
+async fn main() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let args: Args = argh::from_env();
+    let a = match args.cmd {
+        Cmd::Certs(c) => return write_certs(&c.dir),
+        Cmd::Run(r) => r,
+    };
+    let seen = Arc::new(Seen {
+        per_sub: (0..a.subs).map(|_| AtomicU64::new(0)).collect(),
+        ids: Mutex::new(HashSet::new()),
+        duplicates: AtomicU64::new(0),
+        checked: AtomicU64::new(0),
+        bad: AtomicU64::new(0),
+    });
+    let port = receiver(&a.certs, a.h2, Arc::clone(&seen)).await;
+    let dead_accepted = Arc::new(AtomicU64::new(0));
+
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(&a.cert).expect("cert file") {
+        roots.add(cert.expect("cert")).expect("root");
+    }
+    let mut tls = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    // HTTP/1.1, a connection per concurrent client, as the orders benchmark.
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .expect("client");
+    let c = Client {
+        http,
+        base: a.base.clone(),
+        key: a.api_key.clone(),
+    };
+    seed(&c, a.skus).await;
+    // Subscribed after seeding, so the catalog's own events are not delivered.
+    let kinds: Vec<&str> = a.events.split(',').map(str::trim).collect();
+    for i in 0..a.subs {
+        c.post(
+            "/api/webhooks",
+            json!({"url": format!("https://127.0.0.1:{port}/hooks/{i}"),
+            "events": kinds, "secret": secret(i), "isActive": true}),
+        )
+        .await;
+    }
+    if a.dead {
+        let dead = dead_endpoint(Arc::clone(&dead_accepted)).await;
+        c.post(
+            "/api/webhooks",
+            json!({"url": format!("https://127.0.0.1:{dead}/hooks/dead"),
+            "events": kinds, "secret": secret(99), "isActive": true}),
+        )
+        .await;
+    }
+    let per_order_kinds = (
+        kinds.contains(&"order.created"),
+        kinds.contains(&"inventory.adjusted"),
+    );
+
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(a.secs);
+    let next = Arc::new(AtomicUsize::new(0));
+    let offered = Arc::new(AtomicU64::new(0));
+    let workers: Vec<_> = (0..a.concurrency)
+        .map(|w| {
+            let (c, next, offered) = (c.clone(), Arc::clone(&next), Arc::clone(&offered));
+            let skus = a.skus;
+            tokio::spawn(async move {
+                let mut hist = Histogram::<u64>::new(3).unwrap();
+                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1));
+                let mut errors = 0u64;
+                while Instant::now() < deadline {
+                    let i = next.fetch_add(1, Relaxed);
+                    let body = order_body(&format!("WH-{i}"), &mut rng, skus);
+                    let t0 = Instant::now();
+                    let r = c.req(M::POST, "/api/orders").json(&body).send().await;
+                    match r {
+                        Ok(r) if r.status().is_success() => {
+                            let v: Value = r.json().await.unwrap_or(Value::Null);
+                            let _ = hist.record(t0.elapsed().as_micros().max(1) as u64);
+                            let (created, adjusted) = events_of(&v);
+                            let n = created * per_order_kinds.0 as u64
+                                + adjusted * per_order_kinds.1 as u64;
+                            offered.fetch_add(n, Relaxed);
+                        }
+                        Ok(r) => {
+                            errors += 1;
+                            if errors <= 3 {
+                                eprintln!(
+                                    "create: {} {}",
+                                    r.status(),
+                                    r.text().await.unwrap_or_default()
+                                );
+                            }
+                        }
+                        Err(e) => {
+                            errors += 1;
+                            if errors <= 3 {
+                                eprintln!("create failed: {e}");
+                            }
+                        }
+                    }
+                }
+                (hist, errors)
+            })
+        })
+        .collect();
+
+    // Deliveries arriving per second, sampled by the clock (not by the load).
+    let mut per_second = Vec::new();
+    let mut last = total(&seen);
+    let mut window_start = None;
+    let mut window_end = None;
+    let stop_at = deadline + Duration::from_secs(a.after);
+    let mut tick = start;
+    while tick < stop_at {
+        tick += Duration::from_secs(1);
+        tokio::time::sleep_until(tick.into()).await;
+        let now = total(&seen);
+        per_second.push(now - last);
+        last = now;
+        if tick == start + Duration::from_secs(a.warmup) {
+            window_start = Some((now, Instant::now()));
+        }
+        if tick == deadline {
+            window_end = Some((now, Instant::now()));
+        }
+    }
+    let end = (total(&seen), Instant::now());
+    let mut hist = Histogram::<u64>::new(3).unwrap();
+    let mut errors = 0;
+    for w in workers {
+        let (h, e) = w.await.unwrap();
+        hist.add(h).unwrap();
+        errors += e;
+    }
+    let created = hist.len();
+    let rate = |(n0, t0): (u64, Instant), (n1, t1): (u64, Instant)| {
+        (n1 - n0) as f64 / (t1 - t0).as_secs_f64()
+    };
+    let (ws, we) = (
+        window_start.expect("warmup < secs"),
+        window_end.expect("deadline sampled"),
+    );
+    let during = rate(ws, we);
+    let after = rate(we, end);
+    let orders_per_s = created as f64 / a.secs as f64;
+    let offered_per_s = offered.load(Relaxed) as f64 * a.subs as f64 / a.secs as f64;
+    let q = |p: f64| hist.value_at_quantile(p) as f64 / 1000.0;
+    let subs: Vec<u64> = seen.per_sub.iter().map(|n| n.load(Relaxed)).collect();
+    println!(
+        "run: {} live subscriptions to [{}] on HTTP/{}{}; {} order clients for {} s",
+        a.subs,
+        a.events,
+        if a.h2 { "2 or 1.1" } else { "1.1" },
+        if a.dead {
+            " + 1 dead endpoint (accepts TCP, never answers)"
+        } else {
+            ""
+        },
+        a.concurrency,
+        a.secs
+    );
+    println!(
+        "orders: {created} created = {orders_per_s:.0} orders/s; p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; errors {errors}",
+        q(0.5),
+        q(0.99),
+        hist.max() as f64 / 1000.0
+    );
+    println!("deliveries offered to the live subscriptions: {offered_per_s:.0}/s (events x subscriptions)");
+    println!(
+        "deliveries received by the live subscriptions, s {}-{} of creation: {during:.0}/s; in the {} s after: {after:.0}/s",
+        a.warmup, a.secs, a.after
+    );
+    println!(
+        "per subscription in total: min {} max {}; per second (all live): {per_second:?}",
+        subs.iter().min().unwrap_or(&0),
+        subs.iter().max().unwrap_or(&0)
+    );
+    println!(
+        "signatures checked: {} sampled, {} bad; duplicate deliveries: {}; dead endpoint connections: {}",
+        seen.checked.load(Relaxed),
+        seen.bad.load(Relaxed),
+        seen.duplicates.load(Relaxed),
+        dead_accepted.load(Relaxed)
+    );
+    println!(
+        "RESULT dead={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={}",
+        a.dead as u8,
+        q(0.99),
+        seen.bad.load(Relaxed)
+    );
+}
