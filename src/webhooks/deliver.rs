@@ -2,9 +2,10 @@
 //! the scheduler over the `DeliveryQueue` table, and one tokio task per attempt.
 //!
 //! Isolation: every attempt holds a permit of a global bound and one of its
-//! subscription's bound. The scheduler walks all due entries and skips those whose
-//! subscription has no permit free, so a slow or dead endpoint only ever occupies its
-//! own permits and never delays another subscription's deliveries.
+//! subscription's bound while it sends. The scheduler reads only the queues of
+//! subscriptions with a free permit, so a slow or dead endpoint only ever occupies its
+//! own permits and never delays another subscription's deliveries. Results are
+//! recorded in batches by `record.rs`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -15,11 +16,12 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 use storage::tables::{Deliveries, DeliveryQueue, Webhooks};
 use storage::{Attempt, DeliveryRecord, DeliveryStatus, Key, Store, WebhookRecord};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
+use super::record;
 use super::sign::signature;
-use super::store::{cancel_queued, record_attempt, Outcome};
+use super::store::{cancel_queued, Finished, Outcome};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
@@ -29,7 +31,8 @@ use crate::shutdown::Shutdown;
 pub const GLOBAL_CONCURRENCY: usize = 64;
 /// Attempts in flight at once to one subscription.
 pub const PER_WEBHOOK_CONCURRENCY: usize = 4;
-/// Due entries looked at per scheduling pass.
+/// Due entries of one subscription looked at per scheduling pass (those still in
+/// flight are skipped).
 const SCAN_LIMIT: usize = 10_000;
 /// Longest sleep between passes when nothing wakes the scheduler.
 const IDLE: Duration = Duration::from_secs(1);
@@ -140,14 +143,16 @@ fn chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-struct Shared {
-    store: Store,
+pub(super) struct Shared {
+    pub(super) store: Store,
     sender: Sender,
-    handle: Handle,
-    delays: Vec<Duration>,
-    /// Deliveries whose attempt runs now: their queue entry stays until the result is
-    /// recorded, and must not be picked twice.
-    in_flight: Mutex<HashSet<u128>>,
+    pub(super) handle: Handle,
+    pub(super) delays: Vec<Duration>,
+    /// Deliveries whose attempt runs now or whose result is not yet durable: their
+    /// queue entry stays until the result is recorded, and must not be picked twice.
+    pub(super) in_flight: Mutex<HashSet<u128>>,
+    /// Finished attempts go to the recorder (`record.rs`).
+    recorder: mpsc::Sender<Finished>,
 }
 
 /// Runs until shutdown. Attempts still in flight then are abandoned: their queue entries
@@ -159,13 +164,16 @@ pub async fn run(
     delays: Vec<Duration>,
     mut shutdown: Shutdown,
 ) {
+    let (recorder, finished) = mpsc::channel(record::CHANNEL);
     let shared = Arc::new(Shared {
         store,
         sender,
         handle,
         delays,
         in_flight: Mutex::new(HashSet::new()),
+        recorder,
     });
+    let recording = tokio::spawn(record::run(Arc::clone(&shared), finished));
     let global = Arc::new(Semaphore::new(GLOBAL_CONCURRENCY));
     let mut per_hook: HashMap<u128, Arc<Semaphore>> = HashMap::new();
     let mut tasks = JoinSet::new();
@@ -196,9 +204,16 @@ pub async fn run(
     }
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
+    recording.abort();
 }
 
 /// Starts every due attempt that has permits; returns when the next future entry is due.
+///
+/// The queue is keyed by subscription first: the pass jumps from one subscription's
+/// queue to the next (one seek each, deleted subscriptions included, whose entries are
+/// then dropped) and reads a queue only while that subscription has a free permit. So
+/// a pass costs a few reads per subscription, whatever the backlog of a busy or dead
+/// endpoint, instead of walking every due entry in time order.
 fn schedule(
     shared: &Arc<Shared>,
     global: &Arc<Semaphore>,
@@ -206,37 +221,48 @@ fn schedule(
     tasks: &mut JoinSet<()>,
     now: i64,
 ) -> storage::Result<Option<i64>> {
-    let end = (now.max(0) as u64 + 1, 0u128).encode();
-    for entry in shared
-        .store
-        .range::<DeliveryQueue, _>(..end.clone())
-        .take(SCAN_LIMIT)
-    {
-        let ((due, delivery_id), webhook_id) = entry?;
-        if shared.in_flight.lock().unwrap().contains(&delivery_id) {
-            continue;
-        }
+    let now = now.max(0) as u64;
+    let mut next: Option<i64> = None;
+    let mut from = Vec::new();
+    loop {
+        let Some(entry) = shared.store.range::<DeliveryQueue, _>(from..).next() else {
+            break;
+        };
+        let ((webhook_id, _, _), ()) = entry?;
         let sem = per_hook
             .entry(webhook_id)
             .or_insert_with(|| Arc::new(Semaphore::new(PER_WEBHOOK_CONCURRENCY)));
-        let Ok(own) = Arc::clone(sem).try_acquire_owned() else {
-            continue;
-        };
-        let Ok(all) = Arc::clone(global).try_acquire_owned() else {
+        if sem.available_permits() > 0 && global.available_permits() > 0 {
+            let due = (webhook_id, 0u64, 0u128).encode()..(webhook_id, now + 1, 0u128).encode();
+            for entry in shared.store.range::<DeliveryQueue, _>(due).take(SCAN_LIMIT) {
+                let ((_, due, delivery_id), ()) = entry?;
+                if shared.in_flight.lock().unwrap().contains(&delivery_id) {
+                    continue;
+                }
+                let Ok(own) = Arc::clone(sem).try_acquire_owned() else {
+                    break;
+                };
+                let Ok(all) = Arc::clone(global).try_acquire_owned() else {
+                    break;
+                };
+                shared.in_flight.lock().unwrap().insert(delivery_id);
+                let shared = Arc::clone(shared);
+                tasks.spawn(async move {
+                    attempt(&shared, delivery_id, webhook_id, due as i64, (own, all)).await;
+                });
+            }
+        }
+        let later =
+            (webhook_id, now + 1, 0u128).encode()..(webhook_id, u64::MAX, u128::MAX).encode();
+        if let Some(entry) = shared.store.range::<DeliveryQueue, _>(later).next() {
+            let ((_, due, _), ()) = entry?;
+            next = Some(next.map_or(due as i64, |n| n.min(due as i64)));
+        }
+        let Some(following) = webhook_id.checked_add(1) else {
             break;
         };
-        shared.in_flight.lock().unwrap().insert(delivery_id);
-        let shared = Arc::clone(shared);
-        tasks.spawn(async move {
-            attempt(&shared, delivery_id, webhook_id, due as i64, (own, all)).await;
-        });
+        from = (following, 0u64, 0u128).encode();
     }
-    let next = shared
-        .store
-        .range::<DeliveryQueue, _>(end..)
-        .next()
-        .transpose()?
-        .map(|((due, _), _)| due as i64);
     Ok(next)
 }
 
@@ -245,25 +271,45 @@ async fn attempt(
     delivery_id: u128,
     webhook_id: u128,
     due: i64,
-    permits: (OwnedSemaphorePermit, OwnedSemaphorePermit),
+    (own, all): (OwnedSemaphorePermit, OwnedSemaphorePermit),
 ) {
-    if let Err(e) = attempt_inner(shared, delivery_id, webhook_id, due).await {
-        tracing::warn!(error = %e, "webhook attempt could not be recorded");
+    match attempt_inner(shared, delivery_id, webhook_id, due).await {
+        Ok(Some(outcome)) => {
+            // The exchange is over: the subscription may send its next delivery while
+            // this one waits to be recorded.
+            drop(own);
+            let finished = Finished {
+                delivery_id,
+                due_ms: due,
+                outcome,
+            };
+            if shared.recorder.send(finished).await.is_ok() {
+                // The recorder releases `in_flight` once the result is durable.
+                drop(all);
+                shared.handle.wake();
+                return;
+            }
+            // No recorder: the engine is stopping and the entry stays queued.
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "webhook attempt could not be recorded"),
     }
     // Plain reads see the result only once it is applied: wait for that before the
     // scheduler may look at this delivery again.
     let _ = shared.store.durable().await;
     shared.in_flight.lock().unwrap().remove(&delivery_id);
-    drop(permits);
+    drop(all);
     shared.handle.wake();
 }
 
+/// Sends the delivery and returns the outcome to record, or ends a delivery that must
+/// not be sent (stale entry, deleted or inactive subscription) in its own transaction.
 async fn attempt_inner(
     shared: &Shared,
     delivery_id: u128,
     webhook_id: u128,
     due: i64,
-) -> storage::Result<()> {
+) -> storage::Result<Option<Outcome>> {
     let store = &shared.store;
     let delivery = store.get::<Deliveries>(&delivery_id)?;
     let hook = store.get::<Webhooks>(&webhook_id)?;
@@ -271,30 +317,23 @@ async fn attempt_inner(
     let d = match delivery {
         Some(d) if d.status == DeliveryStatus::Pending && d.next_attempt_ms == Some(due) => d,
         // A stale queue entry (its delivery moved on): remove it.
-        _ => return cancel_queued(store, delivery_id, due, None, now),
+        _ => return cancel_queued(store, webhook_id, delivery_id, due, None, now).map(|()| None),
     };
     let Some(hook) = hook else {
         // The subscription was deleted: its deliveries are dropped.
-        return cancel_queued(store, delivery_id, due, None, now);
+        return cancel_queued(store, webhook_id, delivery_id, due, None, now).map(|()| None);
     };
     // Test events are sent even to an inactive subscription; real ones are not.
     if !hook.is_active && d.event_seq != 0 {
         return cancel_queued(
             store,
+            webhook_id,
             delivery_id,
             due,
             Some("the subscription is inactive"),
             now,
-        );
+        )
+        .map(|()| None);
     }
-    let outcome = shared.sender.send(&hook, &d).await;
-    if let Some(rec) = record_attempt(store, delivery_id, due, outcome, &shared.delays, now_ms())? {
-        tracing::debug!(
-            delivery = %uuid::Uuid::from_u128(rec.id),
-            status = ?rec.status,
-            attempts = rec.attempts.len(),
-            "webhook attempt recorded"
-        );
-    }
-    Ok(())
+    Ok(Some(shared.sender.send(&hook, &d).await))
 }

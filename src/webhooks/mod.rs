@@ -11,6 +11,7 @@
 
 pub mod deliver;
 pub mod dispatch;
+mod record;
 pub mod sign;
 pub mod store;
 

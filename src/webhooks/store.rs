@@ -49,7 +49,7 @@ pub fn new_id() -> u128 {
 /// Puts `d` in the queue at its `next_attempt_ms` (callers removed any older entry).
 pub fn enqueue(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     if let Some(due) = d.next_attempt_ms {
-        tx.insert::<DeliveryQueue>(&(due.max(0) as u64, d.id), &d.webhook_id)?;
+        tx.insert::<DeliveryQueue>(&(d.webhook_id, due.max(0) as u64, d.id), &())?;
     }
     Ok(())
 }
@@ -57,7 +57,7 @@ pub fn enqueue(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
 /// Removes `d`'s queue entry, if it has one.
 pub fn dequeue(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     if let Some(due) = d.next_attempt_ms {
-        tx.remove::<DeliveryQueue>(&(due.max(0) as u64, d.id))?;
+        tx.remove::<DeliveryQueue>(&(d.webhook_id, due.max(0) as u64, d.id))?;
     }
     Ok(())
 }
@@ -320,60 +320,81 @@ pub enum Outcome {
     Failed(Attempt),
 }
 
-/// Records an attempt of the delivery that was due at `due_ms` and moves its queue
-/// entry: delivered, failed for good after the last attempt of the round, or due
-/// again after the next delay. Returns `None` when the delivery changed meanwhile
-/// (then nothing is written).
-pub fn record_attempt(
+/// One finished attempt of the delivery that was due at `due_ms`.
+pub struct Finished {
+    pub delivery_id: u128,
+    pub due_ms: i64,
+    pub outcome: Outcome,
+}
+
+/// Records a batch of attempts in one transaction and moves each queue entry:
+/// delivered, failed for good after the last attempt of the round, or due again after
+/// the next delay. One transaction per batch instead of per attempt, because under load
+/// every transaction waits its turn at the single writer and then for a flush. An
+/// attempt whose delivery changed meanwhile writes nothing; returns how many were
+/// recorded.
+pub fn record_attempts(
     store: &Store,
-    delivery_id: u128,
-    due_ms: i64,
-    outcome: Outcome,
+    batch: &[Finished],
     delays: &[std::time::Duration],
     now: i64,
-) -> storage::Result<Option<DeliveryRecord>> {
+) -> storage::Result<usize> {
     let r = store.transact(|tx| {
-        let Some(mut d) = tx.get::<Deliveries>(&delivery_id)? else {
-            return ok(None);
-        };
-        if d.status != DeliveryStatus::Pending || d.next_attempt_ms != Some(due_ms) {
-            return ok(None);
+        let mut n = 0;
+        for f in batch {
+            n += apply_attempt(tx, f, delays, now)? as usize;
         }
-        dequeue(tx, &d)?;
-        d.updated_at_ms = now;
-        match &outcome {
-            Outcome::Delivered(a) => {
-                d.attempts.push(a.clone());
-                d.status = DeliveryStatus::Delivered;
-                d.next_attempt_ms = None;
-            }
-            Outcome::Failed(a) => {
-                d.attempts.push(a.clone());
-                let in_round = d.attempts.len().saturating_sub(d.round_start as usize);
-                match delays.get(in_round - 1) {
-                    Some(delay) => d.next_attempt_ms = Some(now + delay.as_millis() as i64),
-                    None => {
-                        d.status = DeliveryStatus::Failed;
-                        d.next_attempt_ms = None;
-                    }
+        ok(n)
+    });
+    match r {
+        Ok(n) => Ok(n),
+        Err(TxError::Storage(e)) => Err(e),
+        Err(TxError::Aborted(_)) => Ok(0),
+    }
+}
+
+fn apply_attempt(
+    tx: &Tx<'_>,
+    f: &Finished,
+    delays: &[std::time::Duration],
+    now: i64,
+) -> Result<bool, TxFail> {
+    let Some(mut d) = tx.get::<Deliveries>(&f.delivery_id)? else {
+        return Ok(false);
+    };
+    if d.status != DeliveryStatus::Pending || d.next_attempt_ms != Some(f.due_ms) {
+        return Ok(false);
+    }
+    dequeue(tx, &d)?;
+    d.updated_at_ms = now;
+    match &f.outcome {
+        Outcome::Delivered(a) => {
+            d.attempts.push(a.clone());
+            d.status = DeliveryStatus::Delivered;
+            d.next_attempt_ms = None;
+        }
+        Outcome::Failed(a) => {
+            d.attempts.push(a.clone());
+            let in_round = d.attempts.len().saturating_sub(d.round_start as usize);
+            match delays.get(in_round - 1) {
+                Some(delay) => d.next_attempt_ms = Some(now + delay.as_millis() as i64),
+                None => {
+                    d.status = DeliveryStatus::Failed;
+                    d.next_attempt_ms = None;
                 }
             }
         }
-        tx.insert::<Deliveries>(&d.id, &d)?;
-        enqueue(tx, &d)?;
-        ok(Some(d))
-    });
-    match r {
-        Ok(v) => Ok(v),
-        Err(TxError::Storage(e)) => Err(e),
-        Err(TxError::Aborted(_)) => Ok(None),
     }
+    tx.insert::<Deliveries>(&d.id, &d)?;
+    enqueue(tx, &d)?;
+    Ok(true)
 }
 
 /// Ends a queued delivery without sending it: dropped when its subscription is gone,
 /// failed with `reason` when the subscription is inactive.
 pub fn cancel_queued(
     store: &Store,
+    webhook_id: u128,
     delivery_id: u128,
     due_ms: i64,
     reason: Option<&str>,
@@ -381,11 +402,11 @@ pub fn cancel_queued(
 ) -> storage::Result<()> {
     let r = store.transact(|tx| {
         let Some(mut d) = tx.get::<Deliveries>(&delivery_id)? else {
-            tx.remove::<DeliveryQueue>(&(due_ms.max(0) as u64, delivery_id))?;
+            tx.remove::<DeliveryQueue>(&(webhook_id, due_ms.max(0) as u64, delivery_id))?;
             return ok(());
         };
         if d.next_attempt_ms != Some(due_ms) {
-            tx.remove::<DeliveryQueue>(&(due_ms.max(0) as u64, delivery_id))?;
+            tx.remove::<DeliveryQueue>(&(webhook_id, due_ms.max(0) as u64, delivery_id))?;
             return ok(());
         }
         match reason {

@@ -163,6 +163,27 @@ impl Key for (u64, u128) {
     }
 }
 
+/// A group id, a due time (unix ms) and an id: one time-ordered queue per group (a
+/// webhook subscription's pending attempts).
+impl Key for (u128, u64, u128) {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = self.0.to_be_bytes().to_vec();
+        v.extend_from_slice(&self.1.to_be_bytes());
+        v.extend_from_slice(&self.2.to_be_bytes());
+        v
+    }
+    fn decode(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != 40 {
+            return Err(corrupt("grouped queue key length"));
+        }
+        Ok((
+            u128::decode(&bytes[..16])?,
+            u64::decode(&bytes[16..24])?,
+            u128::decode(&bytes[24..])?,
+        ))
+    }
+}
+
 /// The scan prefix that selects every `(group, _)` key of one group.
 pub fn prefix(group: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(group.len() + 9);
@@ -210,5 +231,15 @@ mod tests {
             .map(|k| <(u64, u128)>::decode(k).unwrap())
             .collect();
         assert_eq!(back, vec![(2, 9), (300, 0), (300, 1), (1 << 40, 0)]);
+        let mut ks: Vec<Vec<u8>> = [(2u128, 5u64, 0u128), (1, 9, 3), (1, 1 << 40, 0), (1, 9, 2)]
+            .iter()
+            .map(Key::encode)
+            .collect();
+        ks.sort();
+        let back: Vec<(u128, u64, u128)> = ks
+            .iter()
+            .map(|k| <(u128, u64, u128)>::decode(k).unwrap())
+            .collect();
+        assert_eq!(back, vec![(1, 9, 2), (1, 9, 3), (1, 1 << 40, 0), (2, 5, 0)]);
     }
 }

@@ -88,9 +88,11 @@ tables! {
     Deliveries = "webhook_deliveries": u128 => DeliveryRecord;
     /// (subscription id, delivery id): one subscription's deliveries, oldest first.
     DeliveriesByWebhook = "webhook_deliveries_by_webhook": (u128, u128) => ();
-    /// (due unix ms, delivery id) -> subscription id: pending attempts in due order. The
-    /// value lets the scheduler skip a busy subscription without reading the delivery.
-    DeliveryQueue = "webhook_delivery_queue": (u64, u128) => u128;
+    /// (subscription id, due unix ms, delivery id): pending attempts, per subscription in
+    /// due order, so the scheduler reads only the queues of subscriptions with a free
+    /// permit and a hanging endpoint's backlog is never scanned past (schema 2; schema 1
+    /// kept one queue `webhook_delivery_queue` in due order).
+    DeliveryQueue = "webhook_queue_by_subscription": (u128, u64, u128) => ();
     /// Orders waiting to be packed (written with the order, removed by the transaction that
     /// packs it or gives up): the packer's durable to-do list, read again at start.
     PackingJobs = "packing_jobs": u128 => ();

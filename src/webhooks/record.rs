@@ -1,0 +1,60 @@
+//! The recorder: writes finished attempts in batches, one transaction per batch.
+//!
+//! Why: recording each attempt in its own transaction and holding the attempt's
+//! permits until that transaction was durable made every delivery slot wait a full
+//! commit cycle per delivery; while orders were being created (each commit cycle then
+//! takes tens to hundreds of milliseconds) the 40 slots of 10 subscriptions delivered
+//! only ~100 deliveries/s. Now an attempt hands its outcome here and frees its
+//! subscription's permit as soon as the HTTP exchange is over; the recorder gathers
+//! whatever has finished meanwhile into one transaction and waits for its durability
+//! off the loop, so several batches can be in flight.
+//!
+//! Until its batch is durable a delivery stays in `in_flight`, so the scheduler never
+//! picks it twice (plain reads see the recorded result only once it is applied). A
+//! crash before the batch is durable leaves the queue entries: those deliveries are
+//! sent again (at least once, same id and bytes).
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, Semaphore};
+
+use super::deliver::Shared;
+use super::store::{record_attempts, Finished};
+use crate::domain::time_fmt::now_ms;
+
+/// Outcomes waiting for the recorder; a full channel makes attempts wait (holding
+/// their global permit), which bounds `in_flight`.
+pub const CHANNEL: usize = 1024;
+/// Attempts recorded per transaction at most.
+const BATCH: usize = 512;
+/// Batches recorded but not yet confirmed durable, at most.
+const OUTSTANDING: usize = 4;
+
+/// Runs until the sending side is dropped (the engine stopped).
+pub(super) async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Finished>) {
+    let outstanding = Arc::new(Semaphore::new(OUTSTANDING));
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        if rx.recv_many(&mut batch, BATCH).await == 0 {
+            return;
+        }
+        let Ok(permit) = Arc::clone(&outstanding).acquire_owned().await else {
+            return;
+        };
+        if let Err(e) = record_attempts(&shared.store, &batch, &shared.delays, now_ms()) {
+            tracing::warn!(error = %e, attempts = batch.len(), "webhook attempts could not be recorded");
+        }
+        let ids: Vec<u128> = batch.drain(..).map(|f| f.delivery_id).collect();
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let _ = shared.store.durable().await;
+            let mut in_flight = shared.in_flight.lock().unwrap();
+            for id in &ids {
+                in_flight.remove(id);
+            }
+            drop(in_flight);
+            drop(permit);
+            shared.handle.wake();
+        });
+    }
+}
