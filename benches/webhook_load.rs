@@ -6,26 +6,21 @@
 //! subscribes, then creates orders with 64 clients for a fixed time while it measures the
 //! deliveries arriving per second. It ends with one `RESULT` line the script compares.
 
+mod webhook_receiver;
+
 use std::collections::HashSet;
-use std::convert::Infallible;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use argh::FromArgs;
-use bytes::Bytes;
 use hdrhistogram::Histogram;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::{Request, Response};
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use reqwest::Method as M;
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use rustls_pki_types::CertificateDer;
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
+use webhook_receiver::{dead_endpoint, receiver, secret, write_certs, Seen};
 
 /// Webhook delivery benchmark for fulfilld.
 #[derive(FromArgs)]
@@ -75,6 +70,10 @@ struct Run {
     /// add an 11th subscription to an endpoint that accepts and never answers
     #[argh(switch)]
     dead: bool,
+    /// add an 11th subscription to the live receiver, not counted: the control for
+    /// `--dead` (the same fan-out work, without the hanging)
+    #[argh(switch)]
+    extra_live: bool,
     /// seconds of order creation (default 20)
     #[argh(option, default = "20")]
     secs: u64,
@@ -93,159 +92,6 @@ struct Run {
     /// the receiver offers HTTP/2 as well as HTTP/1.1
     #[argh(switch)]
     h2: bool,
-}
-
-fn write_certs(dir: &Path) {
-    std::fs::create_dir_all(dir).expect("certs dir");
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "fulfilld bench webhook CA");
-    ca.key_usages = vec![
-        rcgen::KeyUsagePurpose::KeyCertSign,
-        rcgen::KeyUsagePurpose::DigitalSignature,
-    ];
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca, ca_key);
-    let mut leaf = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
-    leaf.extended_key_usages
-        .push(rcgen::ExtendedKeyUsagePurpose::ServerAuth);
-    let key = KeyPair::generate().unwrap();
-    let cert = leaf.signed_by(&key, &issuer).unwrap();
-    std::fs::write(dir.join("ca.pem"), ca_cert.pem()).unwrap();
-    std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
-    std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
-}
-
-fn secret(i: usize) -> String {
-    format!("whsec-bench-{i:02}-0123456789abcdef")
-}
-
-/// What the receiver saw: deliveries per subscription path, distinct ids, signatures.
-struct Seen {
-    per_sub: Vec<AtomicU64>,
-    ids: Mutex<HashSet<(usize, String)>>,
-    duplicates: AtomicU64,
-    checked: AtomicU64,
-    bad: AtomicU64,
-}
-
-fn hmac_hex(secret: &str, ts: &[u8], body: &[u8]) -> String {
-    use hmac::{Hmac, Mac};
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(ts);
-    mac.update(b".");
-    mac.update(body);
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-async fn answer(
-    req: Request<Incoming>,
-    seen: Arc<Seen>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
-    let sub = req
-        .uri()
-        .path()
-        .strip_prefix("/hooks/")
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|i| *i < seen.per_sub.len());
-    let header = |n: &str| {
-        req.headers()
-            .get(n)
-            .map(|v| v.as_bytes().to_vec())
-            .unwrap_or_default()
-    };
-    let (id, ts, sig) = (
-        header("x-webhook-id"),
-        header("x-webhook-timestamp"),
-        header("x-webhook-signature"),
-    );
-    let body = req
-        .into_body()
-        .collect()
-        .await
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
-    let Some(sub) = sub else {
-        return Ok(Response::builder()
-            .status(404)
-            .body(Full::default())
-            .unwrap());
-    };
-    let n = seen.per_sub[sub].fetch_add(1, Relaxed);
-    if n % 97 == 0 {
-        seen.checked.fetch_add(1, Relaxed);
-        let fresh = std::str::from_utf8(&ts)
-            .ok()
-            .and_then(|t| t.parse::<i64>().ok())
-            .is_some_and(|t| (time::OffsetDateTime::now_utc().unix_timestamp() - t).abs() <= 300);
-        let id_in_body = serde_json::from_slice::<Value>(&body)
-            .is_ok_and(|v| v["id"].as_str().map(str::as_bytes) == Some(&id[..]));
-        if !fresh || !id_in_body || hmac_hex(&secret(sub), &ts, &body).as_bytes() != &sig[..] {
-            seen.bad.fetch_add(1, Relaxed);
-        }
-    }
-    let id = String::from_utf8_lossy(&id).into_owned();
-    if !seen.ids.lock().unwrap().insert((sub, id)) {
-        seen.duplicates.fetch_add(1, Relaxed);
-    }
-    Ok(Response::new(Full::new(Bytes::from_static(b"ok"))))
-}
-
-/// The HTTPS receiver on 127.0.0.1:0; returns its port.
-async fn receiver(certs: &Path, h2: bool, seen: Arc<Seen>) -> u16 {
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(certs.join("cert.pem"))
-        .expect("cert.pem")
-        .map(|c| c.expect("cert"))
-        .collect();
-    let key = PrivateKeyDer::from_pem_file(certs.join("key.pem")).expect("key.pem");
-    let mut tls = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .expect("receiver TLS");
-    tls.alpn_protocols = if h2 { vec![b"h2".to_vec()] } else { vec![] };
-    tls.alpn_protocols.push(b"http/1.1".to_vec());
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                continue;
-            };
-            let (acceptor, seen) = (acceptor.clone(), Arc::clone(&seen));
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let service = hyper::service::service_fn(move |req| answer(req, Arc::clone(&seen)));
-                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    port
-}
-
-/// Accepts connections and keeps them open without reading or writing: every attempt
-/// to it hangs until the sender's own timeout.
-async fn dead_endpoint(accepted: Arc<AtomicU64>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((tcp, _)) = listener.accept().await {
-            accepted.fetch_add(1, Relaxed);
-            held.push(tcp);
-        }
-    });
-    port
 }
 
 #[derive(Clone)]
@@ -340,8 +186,13 @@ fn events_of(order: &Value) -> (u64, u64) {
     (1, allocations as u64)
 }
 
+/// Deliveries to the counted (first `subs`) subscriptions.
 fn total(seen: &Seen) -> u64 {
-    seen.per_sub.iter().map(|n| n.load(Relaxed)).sum()
+    let counted = seen.per_sub.len() - 1;
+    seen.per_sub[..counted]
+        .iter()
+        .map(|n| n.load(Relaxed))
+        .sum()
 }
 
 #[tokio::main]
@@ -353,7 +204,8 @@ async fn main() {
         Cmd::Run(r) => r,
     };
     let seen = Arc::new(Seen {
-        per_sub: (0..a.subs).map(|_| AtomicU64::new(0)).collect(),
+        // One more slot for --extra-live, never counted in the rates.
+        per_sub: (0..=a.subs).map(|_| AtomicU64::new(0)).collect(),
         ids: Mutex::new(HashSet::new()),
         duplicates: AtomicU64::new(0),
         checked: AtomicU64::new(0),
@@ -383,20 +235,21 @@ async fn main() {
     seed(&c, a.skus).await;
     // Subscribed after seeding, so the catalog's own events are not delivered.
     let kinds: Vec<&str> = a.events.split(',').map(str::trim).collect();
-    for i in 0..a.subs {
+    // The 11th (uncounted) slot of --extra-live is path /hooks/{subs}.
+    for i in 0..a.subs + usize::from(a.extra_live) {
+        let url = format!("https://127.0.0.1:{port}/hooks/{i}");
         c.post(
             "/api/webhooks",
-            json!({"url": format!("https://127.0.0.1:{port}/hooks/{i}"),
-            "events": kinds, "secret": secret(i), "isActive": true}),
+            json!({"url": url, "events": kinds, "secret": secret(i), "isActive": true}),
         )
         .await;
     }
     if a.dead {
         let dead = dead_endpoint(Arc::clone(&dead_accepted)).await;
+        let url = format!("https://127.0.0.1:{dead}/hooks/dead");
         c.post(
             "/api/webhooks",
-            json!({"url": format!("https://127.0.0.1:{dead}/hooks/dead"),
-            "events": kinds, "secret": secret(99), "isActive": true}),
+            json!({"url": url, "events": kinds, "secret": secret(99), "isActive": true}),
         )
         .await;
     }
@@ -495,7 +348,10 @@ async fn main() {
     let orders_per_s = created as f64 / a.secs as f64;
     let offered_per_s = offered.load(Relaxed) as f64 * a.subs as f64 / a.secs as f64;
     let q = |p: f64| hist.value_at_quantile(p) as f64 / 1000.0;
-    let subs: Vec<u64> = seen.per_sub.iter().map(|n| n.load(Relaxed)).collect();
+    let subs: Vec<u64> = seen.per_sub[..a.subs]
+        .iter()
+        .map(|n| n.load(Relaxed))
+        .collect();
     println!(
         "run: {} live subscriptions to [{}] on HTTP/{}{}; {} order clients for {} s",
         a.subs,
@@ -503,6 +359,8 @@ async fn main() {
         if a.h2 { "2 or 1.1" } else { "1.1" },
         if a.dead {
             " + 1 dead endpoint (accepts TCP, never answers)"
+        } else if a.extra_live {
+            " + 1 uncounted live one (control)"
         } else {
             ""
         },
@@ -533,8 +391,9 @@ async fn main() {
         dead_accepted.load(Relaxed)
     );
     println!(
-        "RESULT dead={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={}",
+        "RESULT dead={} extra_live={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={}",
         a.dead as u8,
+        a.extra_live as u8,
         q(0.99),
         seen.bad.load(Relaxed)
     );

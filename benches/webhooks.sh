@@ -2,7 +2,9 @@
 # Webhook delivery benchmark (issue 5): deliveries/s to a local HTTPS receiver with 10
 # subscriptions while orders are created as in the orders benchmark (64 clients), then the
 # same with an 11th subscription to a dead endpoint (accepts TCP, never answers), and the
-# live subscriptions' delivery rate of the second run as a share of the first's.
+# live subscriptions' delivery rate of the second run as a share of the first's. A third
+# run (the control) adds an 11th subscription to the live receiver instead: the same
+# extra fan-out work without the hanging, so dead/control isolates the hanging's cost.
 # Every run gets a fresh server and data directory (a backlog would carry over otherwise).
 #
 #   bash benches/webhooks.sh                        # 1 round: baseline, then dead endpoint
@@ -89,17 +91,23 @@ field() { sed -nE "s/^RESULT .*$2=([0-9.]+).*/\1/p" "$WORK/report-$1"; }
 for r in $(seq "$ROUNDS"); do
     run "base$r"
     run "dead$r" --dead
+    run "ctrl$r" --extra-live
 done
 
 echo
 echo "summary (webhook_timeout_secs=$TIMEOUT, $SECS s of order creation per run):"
 for r in $(seq "$ROUNDS"); do
     b=$(field "base$r" deliveries_per_s); d=$(field "dead$r" deliveries_per_s)
-    awk -v r="$r" -v b="$b" -v d="$d" \
+    awk -v r="$r" -v b="$b" -v d="$d" -v c="$(field "ctrl$r" deliveries_per_s)" \
+        -v ab="$(field "base$r" after_per_s)" -v ad="$(field "dead$r" after_per_s)" \
+        -v ac="$(field "ctrl$r" after_per_s)" \
         -v ob="$(field "base$r" orders_per_s)" -v od="$(field "dead$r" orders_per_s)" \
         -v pb="$(field "base$r" create_p99_ms)" -v pd="$(field "dead$r" create_p99_ms)" 'BEGIN {
         printf "round %d: deliveries/s %d -> %d with a dead endpoint (%.1f%% of baseline); ", r, b, d, 100 * d / b
         printf "orders/s %d -> %d; create p99 %.1f -> %.1f ms\n", ob, od, pb, pd
+        printf "round %d: with an 11th live subscription (control) %d/s: dead / control %.1f%%\n", r, c, 100 * d / c
+        printf "round %d: after creation stopped: %d -> %d/s dead (%.1f%%), control %d/s (dead / control %.1f%%)\n",
+            r, ab, ad, 100 * ad / ab, ac, 100 * ad / ac
         printf "round %d: >= 2,000 deliveries/s: %s; dead endpoint costs < 10%%: %s\n", r,
             (b >= 2000 && d >= 2000) ? "met" : "NOT met", (d >= 0.9 * b) ? "met" : "NOT met"
     }'
