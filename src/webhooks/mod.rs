@@ -4,9 +4,11 @@
 //! - `dispatch`: reads the outbox after a persisted cursor and, in one transaction per
 //!   batch, creates one delivery per (event, active subscription listing its type) with
 //!   its queue entry, and advances the cursor.
-//! - `deliver`: the scheduler takes due entries from the `DeliveryQueue` table and runs
-//!   each attempt as a tokio task under a global bound and a per-subscription bound;
-//!   each result is recorded in a transaction that moves the queue entry.
+//! - `deliver`: the scheduler takes due entries from the `DeliveryQueue` table (one
+//!   queue per subscription) and runs each attempt as a tokio task under a global bound
+//!   and a per-subscription bound;
+//! - `record`: results are recorded in batches, each in a transaction that moves the
+//!   queue entries.
 //! - `store`: the transactions behind the API and the engine; `sign`: the signature.
 
 pub mod deliver;
