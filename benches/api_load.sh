@@ -47,7 +47,8 @@ echo "auto_pack = ${API_LOAD_AUTO_PACK:-false}" >"$WORK/config.toml"
 if [ -n "${API_LOAD_CACHE_MB:-}" ]; then
     echo "cache_mb = $API_LOAD_CACHE_MB" >>"$WORK/config.toml"
 fi
-start_fulfilld "$FULFILLD" api-load --config "$WORK/config.toml"
+DATA="$WORK/data"
+start_fulfilld "$FULFILLD" api-load "$DATA" --config "$WORK/config.toml"
 LG=("$LOADGEN" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY")
 
 log "scale=$SCALE: $PRODUCTS products, $ORDERS orders; server at $API"

@@ -34,7 +34,8 @@ fi
 source "$ROOT/benches/server.sh"
 # PIPELINE_AUTO_PACK=false: the same load without packing, the baseline of the API latency.
 echo "auto_pack = ${PIPELINE_AUTO_PACK:-true}" >"$WORK/config.toml"
-start_fulfilld "$FULFILLD" pipeline --config "$WORK/config.toml"
+DATA="$WORK/data"
+start_fulfilld "$FULFILLD" pipeline "$DATA" --config "$WORK/config.toml"
 
 log "server at $API; $ORDERS orders at $RATE/s"
 "$BENCH" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY" --orders "$ORDERS" --rate "$RATE"

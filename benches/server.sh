@@ -1,43 +1,44 @@
-# Sourced by the benchmark scripts: starts a fresh release fulfilld on 127.0.0.1:0 in a
-# temp dir, stops it when the script exits, and hands back its address and an API key.
+# Sourced by the benchmark scripts: starts fresh release fulfilld servers on 127.0.0.1:0,
+# stops them when asked or when the script exits, and hands back address and API key.
 #
-#   source benches/server.sh
-#   start_fulfilld "$FULFILLD" NAME [serve flags...]   # sets WORK, DATA, PID, API, KEY
+#   source benches/server.sh                    # sets WORK (a temp dir removed at exit)
+#   start_fulfilld BIN NAME DATA_DIR [flags...]  # sets PID, API, KEY; logs in $WORK
+#   stop_fulfilld                               # SIGTERM, then SIGKILL after 10 s
+#   rss                                         # the server's resident memory, "412 MB"
 #
 # Requires log() and die() from the caller. Only 127.0.0.1 is used.
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-bench.XXXXXX")
-DATA="$WORK/data"
 PID=""
-cleanup() {
+stop_fulfilld() {
     if [ -n "$PID" ]; then
         kill "$PID" 2>/dev/null || true
         for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$PID" 2>/dev/null || true
+        PID=""
     fi
-    rm -rf "$WORK"
 }
+cleanup() { stop_fulfilld; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 start_fulfilld() {
-    local bin=$1 name=$2
-    shift 2
-    "$bin" serve "$@" --data-dir "$DATA" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
-        >"$WORK/out" 2>"$WORK/err" &
+    local bin=$1 name=$2 data=$3
+    shift 3
+    "$bin" serve "$@" --data-dir "$data" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
+        >"$WORK/out-$name" 2>"$WORK/err-$name" &
     PID=$!
     for _ in $(seq 300); do
-        grep -q '^fulfilld ready:' "$WORK/out" 2>/dev/null && break
-        kill -0 "$PID" 2>/dev/null || { cat "$WORK/err" >&2; die "server exited early"; }
+        grep -q '^fulfilld ready:' "$WORK/out-$name" 2>/dev/null && break
+        kill -0 "$PID" 2>/dev/null || { cat "$WORK/err-$name" >&2; die "server exited early"; }
         sleep 0.1
     done
-    API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out")
+    API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
     case "$API" in https://127.0.0.1:*) ;; *) die "unexpected address $API" ;; esac
-    KEY=$("$bin" clients create --name "$name" --tier unlimited --data-dir "$DATA" \
+    KEY=$("$bin" clients create --name "$name" --tier unlimited --data-dir "$data" \
         | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
     [ -n "$KEY" ] || die "no API key"
 }
 
-# Resident memory of the server, e.g. "412 MB".
 rss() { awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$PID/status"; }

@@ -37,20 +37,7 @@ else
     BENCH="$TARGET_DIR/release/examples/webhook_load"
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/fulfilld-webhooks.XXXXXX")
-PID=""
-stop_server() {
-    if [ -n "$PID" ]; then
-        kill "$PID" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$PID" 2>/dev/null || true
-        PID=""
-    fi
-}
-cleanup() { stop_server; rm -rf "$WORK"; }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$ROOT/benches/server.sh"
 
 "$BENCH" certs --dir "$WORK/certs"
 cat >"$WORK/config.toml" <<EOF
@@ -62,27 +49,15 @@ EOF
 run() { # run <name> [--dead]
     local name=$1; shift
     local data="$WORK/data-$name"
-    "$FULFILLD" serve --config "$WORK/config.toml" --data-dir "$data" --listen 127.0.0.1:0 \
-        --packing-listen 127.0.0.1:0 --webhook-ca "$WORK/certs/ca.pem" \
-        >"$WORK/out-$name" 2>"$WORK/err-$name" &
-    PID=$!
-    for _ in $(seq 300); do
-        grep -q '^fulfilld ready:' "$WORK/out-$name" 2>/dev/null && break
-        kill -0 "$PID" 2>/dev/null || { cat "$WORK/err-$name" >&2; die "server exited early"; }
-        sleep 0.1
-    done
-    local api key
-    api=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
-    case "$api" in https://127.0.0.1:*) ;; *) die "unexpected address $api" ;; esac
-    key=$("$FULFILLD" clients create --name webhooks --tier unlimited --data-dir "$data" \
-        | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
-    [ -n "$key" ] || die "no API key"
+    start_fulfilld "$FULFILLD" "$name" "$data" --config "$WORK/config.toml" \
+        --webhook-ca "$WORK/certs/ca.pem"
+    local api=$API key=$KEY
     log "run $name: server at $api"
     # shellcheck disable=SC2086 # WEBHOOK_ARGS is a list of flags
     "$BENCH" run --base "$api" --cert "$data/tls/cert.pem" --api-key "$key" \
         --certs "$WORK/certs" --secs "$SECS" ${WEBHOOK_ARGS:-} "$@" | tee "$WORK/report-$name"
-    awk '/VmRSS/ {printf "server resident memory: %.0f MB\n", $2/1024}' "/proc/$PID/status"
-    stop_server
+    echo "server resident memory: $(rss)"
+    stop_fulfilld
     rm -rf "$data"
 }
 
