@@ -71,6 +71,32 @@ impl Drop for Inner {
     }
 }
 
+/// How long an open waits for the database's file lock to be released.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Opens sled, waiting up to [`LOCK_WAIT`] for its file lock: a store just dropped in this
+/// process (a restart, the admin CLI after a server stopped) may still hold it while
+/// sled's IO threads finish their last writes, and sled only tries the lock once.
+fn open_sled(dir: &Path, config: &StoreConfig) -> Result<sled::Db> {
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        let opened = sled::Config::new()
+            .path(dir)
+            .cache_capacity(config.cache_capacity_bytes)
+            .mode(sled::Mode::HighThroughput)
+            .open();
+        match opened {
+            Err(sled::Error::Io(e))
+                if e.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
 impl Store {
     /// Opens (or creates) the database in `dir` and brings its schema up to date.
     /// Fails if another process holds it.
@@ -84,11 +110,7 @@ impl Store {
         config: &StoreConfig,
         limits: BatchLimits,
     ) -> Result<Store> {
-        let db = sled::Config::new()
-            .path(dir)
-            .cache_capacity(config.cache_capacity_bytes)
-            .mode(sled::Mode::HighThroughput)
-            .open()?;
+        let db = open_sled(dir, config)?;
         let trees = TABLE_NAMES
             .iter()
             .map(|name| db.open_tree(name))

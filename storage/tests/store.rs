@@ -548,3 +548,36 @@ fn range_over_u64_keys_is_numeric_and_reversible() {
     assert_eq!(store.get::<Outbox>(&256).unwrap(), None);
     assert_eq!(store.iter::<Outbox>().count(), seqs.len() - 1);
 }
+
+/// A store being dropped on another thread still holds sled's file lock for a moment; an
+/// open meanwhile waits for it instead of failing (sled itself tries the lock once).
+#[test]
+fn an_open_waits_for_a_store_that_is_being_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open(dir.path());
+    write_one(&first);
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let dropper = std::thread::spawn(move || {
+        held_tx.send(()).unwrap();
+        // Keeps the lock past the open's first try, as a busy shutdown does.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(first);
+    });
+    held_rx.recv().unwrap();
+    let second = Store::open(dir.path(), &common::config()).expect("waited for the lock");
+    dropper.join().unwrap();
+    assert_eq!(
+        second.get::<Meta>(&"lock/held".to_string()).unwrap(),
+        Some(7)
+    );
+}
+
+fn write_one(store: &Store) {
+    store
+        .transact(|tx| {
+            tx.insert::<Meta>(&"lock/held".to_string(), &7)?;
+            Ok::<_, storage::Abort<()>>(())
+        })
+        .unwrap();
+    store.durable_blocking().unwrap();
+}
