@@ -344,8 +344,13 @@ async fn run_idempotent(
     uri: &hyper::Uri,
 ) -> Result<Resp, ApiError> {
     let Some(guard) = guard else {
-        let resp = dispatch(id, ctx).await?;
-        return durable(ctx, resp).await;
+        // An error answer may follow a write too (a pack that stored why it failed): it
+        // waits for durability like a success, so a read after it sees the write.
+        let result = dispatch(id, ctx).await;
+        if ctx.wrote {
+            ctx.app.store.durable().await?;
+        }
+        return result;
     };
     let app = ctx.app;
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
