@@ -2,6 +2,9 @@
 //! seeds data through the real HTTPS API and measures throughput and latency percentiles
 //! at a fixed concurrency. Only ever talks to the `--base` address it is given.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -9,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use argh::FromArgs;
 use hdrhistogram::Histogram;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::CertificateDer;
 use serde_json::{json, Value};
+
+use common::{order_body, Client, Rng};
 
 /// Load generator for fulfilld.
 #[derive(FromArgs)]
@@ -114,21 +117,6 @@ struct ReadOrders {
     secs: u64,
 }
 
-/// A small deterministic PRNG (xorshift64*), so runs are repeatable without a crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 struct Stats {
     name: String,
     ok: u64,
@@ -151,21 +139,6 @@ impl Stats {
             self.hist.max() as f64 / 1000.0,
             self.errors
         );
-    }
-}
-
-#[derive(Clone)]
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    key: String,
-}
-
-impl Client {
-    fn req(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        self.http
-            .request(method, format!("{}{path}", self.base))
-            .header("X-API-Key", &self.key)
     }
 }
 
@@ -241,39 +214,10 @@ where
     stats
 }
 
-fn order_body(ext: &str, rng: &mut Rng, skus: usize) -> Value {
-    let lines = 1 + rng.below(3);
-    let items: Vec<Value> = (0..lines)
-        .map(|_| json!({"sku": format!("P{}", rng.below(skus)), "quantity": 1 + rng.below(3)}))
-        .collect();
-    json!({"externalId": ext, "customerEmail": format!("{}@example.com", ext.to_ascii_lowercase()),
-           "customerId": format!("C{}", rng.below(50_000)), "items": items,
-           "shippingAddresses": [{"line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"}]})
-}
-
 #[tokio::main]
 async fn main() {
     let args: Args = argh::from_env();
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(&args.cert).expect("cert file") {
-        roots.add(cert.expect("cert")).expect("root");
-    }
-    let tls = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .http1_only()
-        .pool_max_idle_per_host(args.concurrency)
-        .timeout(Duration::from_secs(600))
-        .build()
-        .expect("client");
-    let c = Client {
-        http,
-        base: args.base.clone(),
-        key: args.api_key.clone(),
-    };
+    let c = Client::connect(&args.base, &args.cert, &args.api_key, args.concurrency);
     let n = args.concurrency;
     use reqwest::Method as M;
     match args.cmd {

@@ -3,6 +3,9 @@
 //! latency, samples how many orders reached `processing` each second, and reports the
 //! packing throughput once the backlog is drained. Talks only to `--base`.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -10,9 +13,9 @@ use std::time::{Duration, Instant};
 use argh::FromArgs;
 use hdrhistogram::Histogram;
 use reqwest::Method as M;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::CertificateDer;
 use serde_json::{json, Value};
+
+use common::{Client, Rng};
 
 /// Pipeline benchmark for fulfilld.
 #[derive(FromArgs)]
@@ -38,45 +41,6 @@ struct Args {
     /// concurrent readers measuring the API meanwhile (default 8)
     #[argh(option, default = "8")]
     readers: usize,
-}
-
-#[derive(Clone)]
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    key: String,
-}
-
-impl Client {
-    fn req(&self, method: M, path: &str) -> reqwest::RequestBuilder {
-        self.http
-            .request(method, format!("{}{path}", self.base))
-            .header("X-API-Key", &self.key)
-    }
-
-    async fn total(&self, path: &str) -> u64 {
-        let v: Value = self
-            .req(M::GET, path)
-            .send()
-            .await
-            .expect("count request")
-            .json()
-            .await
-            .expect("count body");
-        v["pagination"]["total"].as_u64().expect("a list")
-    }
-}
-
-/// xorshift64*: repeatable carts without a crate.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
-    }
 }
 
 /// A cart of 1-10 units over 1-3 lines.
@@ -113,50 +77,30 @@ fn percentiles(name: &str, h: &Histogram<u64>, errors: u64) {
 
 async fn seed(c: &Client, skus: usize) {
     for w in 0..2 {
-        let body = json!({"id": format!("W{w}"), "name": format!("Warehouse {w}"),
+        c.post(
+            "/api/warehouses",
+            json!({"id": format!("W{w}"), "name": format!("Warehouse {w}"),
             "boxes": [{"boxId": "S", "width": 8, "height": 6, "length": 10, "maxWeight": 20},
                       {"boxId": "M", "width": 12, "height": 10, "length": 14, "maxWeight": 40},
-                      {"boxId": "L", "width": 18, "height": 14, "length": 20, "maxWeight": 60}]});
-        let r = c
-            .req(M::POST, "/api/warehouses")
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            r.status().is_success() || r.status() == 409,
-            "warehouse {}",
-            r.status()
-        );
+                      {"boxId": "L", "width": 18, "height": 14, "length": 20, "maxWeight": 60}]}),
+        )
+        .await;
     }
     for i in 0..skus {
-        let p = json!({"sku": format!("P{i}"), "name": format!("Product {i}"), "price": 9.99,
-            "weight": 1.5, "dimensions": {"width": 4, "height": 3, "length": 5},
-            "orientation": if i % 4 == 0 { "upright" } else { "any" }});
-        let r = c
-            .req(M::POST, "/api/products")
-            .json(&p)
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            r.status().is_success() || r.status() == 409,
-            "product {}",
-            r.status()
-        );
+        c.post(
+            "/api/products",
+            json!({"sku": format!("P{i}"), "name": format!("Product {i}"),
+            "price": 9.99, "weight": 1.5, "dimensions": {"width": 4, "height": 3, "length": 5},
+            "orientation": if i % 4 == 0 { "upright" } else { "any" }}),
+        )
+        .await;
         for w in 0..2 {
-            let inv = json!({"sku": format!("P{i}"), "warehouseId": format!("W{w}"), "onHand": 10_000_000});
-            let r = c
-                .req(M::POST, "/api/inventory")
-                .json(&inv)
-                .send()
-                .await
-                .unwrap();
-            assert!(
-                r.status().is_success() || r.status() == 409,
-                "inventory {}",
-                r.status()
-            );
+            c.post(
+                "/api/inventory",
+                json!({"sku": format!("P{i}"), "warehouseId": format!("W{w}"),
+                "onHand": 10_000_000}),
+            )
+            .await;
         }
     }
 }
@@ -164,26 +108,7 @@ async fn seed(c: &Client, skus: usize) {
 #[tokio::main]
 async fn main() {
     let args: Args = argh::from_env();
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(&args.cert).expect("cert file") {
-        roots.add(cert.expect("cert")).expect("root");
-    }
-    let mut tls = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    // HTTP/1.1 with a connection per concurrent request, as a WMS or storefront pool does
-    // (one shared HTTP/2 connection made the client's own reset guard close it under load).
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .build()
-        .expect("client");
-    let c = Client {
-        http,
-        base: args.base.clone(),
-        key: args.api_key.clone(),
-    };
+    let c = Client::connect(&args.base, &args.cert, &args.api_key, 256);
     seed(&c, args.skus).await;
     let before = c.total("/api/orders?status=processing&limit=1").await;
 

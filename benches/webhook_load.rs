@@ -8,6 +8,9 @@
 
 mod webhook_receiver;
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -17,10 +20,10 @@ use std::time::{Duration, Instant};
 use argh::FromArgs;
 use hdrhistogram::Histogram;
 use reqwest::Method as M;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::CertificateDer;
 use serde_json::{json, Value};
 use webhook_receiver::{dead_endpoint, receiver, secret, write_certs, Seen};
+
+use common::{order_body, Client, Rng};
 
 /// Webhook delivery benchmark for fulfilld.
 #[derive(FromArgs)]
@@ -94,57 +97,6 @@ struct Run {
     h2: bool,
 }
 
-#[derive(Clone)]
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    key: String,
-}
-
-impl Client {
-    fn req(&self, method: M, path: &str) -> reqwest::RequestBuilder {
-        self.http
-            .request(method, format!("{}{path}", self.base))
-            .header("X-API-Key", &self.key)
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Value {
-        let r = self
-            .req(M::POST, path)
-            .json(&body)
-            .send()
-            .await
-            .expect(path);
-        let status = r.status();
-        let v: Value = r.json().await.unwrap_or(Value::Null);
-        assert!(status.is_success(), "POST {path}: {status} {v}");
-        v
-    }
-}
-
-/// xorshift64*: repeatable carts without a crate.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
-    }
-}
-
-/// The orders benchmark's cart (benches/loadgen.rs create-orders): 1-3 lines of 1-3 units.
-fn order_body(ext: &str, rng: &mut Rng, skus: usize) -> Value {
-    let lines = 1 + rng.below(3);
-    let items: Vec<Value> = (0..lines)
-        .map(|_| json!({"sku": format!("P{}", rng.below(skus)), "quantity": 1 + rng.below(3)}))
-        .collect();
-    json!({"externalId": ext, "customerEmail": format!("{}@example.com", ext.to_ascii_lowercase()),
-           "customerId": format!("C{}", rng.below(50_000)), "items": items,
-           "shippingAddresses": [{"line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"}]})
-}
-
 async fn seed(c: &Client, skus: usize) {
     for w in 0..2 {
         c.post(
@@ -214,24 +166,7 @@ async fn main() {
     let port = receiver(&a.certs, a.h2, Arc::clone(&seen)).await;
     let dead_accepted = Arc::new(AtomicU64::new(0));
 
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(&a.cert).expect("cert file") {
-        roots.add(cert.expect("cert")).expect("root");
-    }
-    let mut tls = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    // HTTP/1.1, a connection per concurrent client, as the orders benchmark.
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .build()
-        .expect("client");
-    let c = Client {
-        http,
-        base: a.base.clone(),
-        key: a.api_key.clone(),
-    };
+    let c = Client::connect(&a.base, &a.cert, &a.api_key, 64);
     seed(&c, a.skus).await;
     // Subscribed after seeding, so the catalog's own events are not delivered.
     let kinds: Vec<&str> = a.events.split(',').map(str::trim).collect();
