@@ -28,16 +28,12 @@ fn boxes() -> Value {
 /// both ships from two warehouses.
 pub async fn catalog(s: &Server) {
     for (id, name) in [("W1", "East"), ("W2", "West")] {
-        let (status, v) = body(
-            s.post_json(
+        let (status, v) = s
+            .post(
                 "/api/warehouses",
                 &json!({"id": id, "name": name, "boxes": boxes()}),
             )
-            .send()
-            .await
-            .unwrap(),
-        )
-        .await;
+            .await;
         assert_eq!(status, 201, "{v}");
     }
     let products = [
@@ -47,20 +43,16 @@ pub async fn catalog(s: &Server) {
                "dimensions": {"width": 5, "height": 9, "length": 5}}),
     ];
     for p in products {
-        let (status, v) = body(s.post_json("/api/products", &p).send().await.unwrap()).await;
+        let (status, v) = s.post("/api/products", &p).await;
         assert_eq!(status, 201, "{v}");
     }
     for (sku, wh) in [("MUG", "W1"), ("LAMP", "W2")] {
-        let (status, v) = body(
-            s.post_json(
+        let (status, v) = s
+            .post(
                 "/api/inventory",
                 &json!({"sku": sku, "warehouseId": wh, "onHand": 10}),
             )
-            .send()
-            .await
-            .unwrap(),
-        )
-        .await;
+            .await;
         assert_eq!(status, 201, "{v}");
     }
 }
@@ -73,18 +65,14 @@ pub async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
     if lamps > 0 {
         items.push(json!({"sku": "LAMP", "quantity": lamps}));
     }
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             "/api/orders",
             &json!({"externalId": external, "customerEmail": "a@example.com", "items": items,
                     "shippingAddresses": [{"line1": "1 Main St", "city": "Springfield",
                                            "postalCode": "12345", "country": "US"}]}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{v}");
     v
 }
@@ -119,14 +107,9 @@ pub async fn inventory(s: &Server, sku: &str) -> Value {
 }
 
 pub async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
-    body(
-        s.post_json(
-            &format!("/api/fulfillment/packages/{pkg}/ship"),
-            &json!({"carrier": "UPS", "trackingNumber": tracking, "service": "ground"}),
-        )
-        .send()
-        .await
-        .unwrap(),
+    s.post(
+        &format!("/api/fulfillment/packages/{pkg}/ship"),
+        &json!({"carrier": "UPS", "trackingNumber": tracking, "service": "ground"}),
     )
     .await
 }
@@ -257,18 +240,14 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
         c.webhook_ca = vec![pem];
     })
     .await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             "/api/webhooks",
             &json!({"url": r.url, "secret": SECRET, "events": [
                 "order.created", "order.updated", "order.shipped",
                 "package.created", "package.shipped", "package.delivered"]}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{v}");
     catalog(&s).await;
     set_secret(&s, "carrier:ups", UPS_SECRET);
@@ -397,16 +376,12 @@ async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
     let o = order(&s, "CX-1", 2, 1).await;
     let id = o["id"].as_str().unwrap().to_string();
     pack(&s, &id).await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/orders/{id}/cancel"),
             &json!({"reason": "changed mind"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["status"], "cancelled");
     for p in packages_of(&s, &id).await {
@@ -430,13 +405,9 @@ async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
         .unwrap()
         .to_string();
     assert_eq!(ship(&s, &first, "1ZPART").await.0, 200);
-    let (status, v) = body(
-        s.post_json(&format!("/api/orders/{id}/cancel"), &json!({}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .post(&format!("/api/orders/{id}/cancel"), &json!({}))
+        .await;
     assert_eq!(status, 409, "{v}");
     assert_error(&v, "invalid_transition", Some("status"));
     assert_eq!(
@@ -445,16 +416,12 @@ async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
     );
     let (status, v) = ship(&s, "pkg_nope", "1Z").await;
     assert_eq!(status, 404, "{v}");
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/fulfillment/packages/{first}/ship"),
             &json!({"carrier": "ups"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("trackingNumber"));
 }
@@ -463,41 +430,25 @@ async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
 async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
     let s = Server::start().await;
     catalog(&s).await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             "/api/products",
             &json!({"sku": "BARE", "name": "No size", "price": 1}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{v}");
     let product = v["id"].as_str().unwrap().to_string();
-    let (status, _) = body(
-        s.post_json(
+    let (status, _) = s
+        .post(
             "/api/inventory",
             &json!({"sku": "BARE", "warehouseId": "W1", "onHand": 5}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201);
-    let (status, o) = body(
-        s.post_json(
-            "/api/orders",
+    let (status, o) = s.post("/api/orders",
             &json!({"externalId": "BARE-1", "customerEmail": "b@example.com",
                     "items": [{"sku": "BARE", "quantity": 1}],
-                    "shippingAddresses": [{"line1": "1 Main St", "city": "X", "postalCode": "1", "country": "US"}]}),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+                    "shippingAddresses": [{"line1": "1 Main St", "city": "X", "postalCode": "1", "country": "US"}]})).await;
     assert_eq!(status, 201, "{o}");
     let id = o["id"].as_str().unwrap().to_string();
     let (status, v) = body(

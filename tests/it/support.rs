@@ -142,6 +142,11 @@ impl Server {
         self.req(reqwest::Method::POST, path).json(body)
     }
 
+    /// POSTs `body` with the test client's key; the status and the parsed answer.
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        crate::support::body(self.post_json(path, body).send().await.unwrap()).await
+    }
+
     /// A new client of the given tier, created through the running server's admin
     /// socket as `fulfilld clients create` would.
     pub fn client_of_tier(&self, tier: Tier) -> Credentials {
