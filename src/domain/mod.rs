@@ -12,6 +12,7 @@ pub mod orders;
 pub mod packages;
 pub mod product_index;
 pub mod products;
+pub mod rank_bits;
 pub mod rendered_cache;
 pub mod time_fmt;
 pub mod warehouses;

@@ -1,14 +1,16 @@
 //! The `q` search of orders: a case-insensitive substring match on externalId,
-//! customerEmail, customerId and id, over one lowercase in-memory arena. A sampled 4-gram
-//! index narrows most queries to a few candidates; the rest scan the arena with SIMD
-//! `memmem`. Also the per-status id sets of list pages. Rebuilt at start, updated after commits.
+//! customerEmail, customerId and id, over one lowercase in-memory arena of the first three
+//! (ids are matched as 128-bit numbers). A sampled 4-gram index narrows most queries to a
+//! few candidates; the rest scan the arena with SIMD `memmem`. Also the per-status sets of
+//! list pages, as bitsets over the orders' id ranks. Rebuilt at start, updated after commits.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::RwLock;
 
 use memchr::memmem;
 use storage::{OrderRecord, OrderStatus};
 
+use super::rank_bits::RankBits;
 use super::rendered_cache::RenderedCache;
 
 /// Fields are joined by 0x00 and entries end with 0x01, so no match spans two fields.
@@ -20,55 +22,139 @@ const ENTRY_END: u8 = 1;
 /// Any occurrence of a needle of `STEP + 3` bytes or more covers an indexed window
 /// (see [`Corpus::candidates`]).
 const STEP: usize = 4;
-/// Fields before the id are indexed. The id's text is hex digits and '-' only, so a
-/// needle with any other byte cannot match there; other needles scan the arena.
-const INDEXED_FIELDS: usize = 3;
 
 fn gram(w: &[u8]) -> u32 {
     u32::from_le_bytes([w[0], w[1], w[2], w[3]])
 }
 
+/// Whether `needle` can occur in an id's text (lowercase hex digits and '-').
 fn could_be_in_an_id(needle: &[u8]) -> bool {
     needle
         .iter()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b) || *b == b'-')
 }
 
+/// Where the hyphens of a hyphenated UUID's 36 characters are.
+const UUID_DASHES: [usize; 4] = [8, 13, 18, 23];
+
+/// A needle of hex digits and '-' as (mask, value) pairs over the id's 128 bits, one per
+/// offset of the 36-character text where its '-' fall exactly on the hyphens: the text
+/// of `id` contains the needle iff `id & mask == value` for one of them. Matching 16-byte
+/// ids this way replaces 37 bytes of id text per order in the arena.
+fn id_patterns(needle: &[u8]) -> Vec<(u128, u128)> {
+    let mut out = Vec::new();
+    if needle.len() > 36 {
+        return out;
+    }
+    'offsets: for p in 0..=36 - needle.len() {
+        let (mut mask, mut value) = (0u128, 0u128);
+        for (i, &b) in needle.iter().enumerate() {
+            let c = p + i;
+            let dashes_before = UUID_DASHES.iter().filter(|d| **d < c).count();
+            if UUID_DASHES.contains(&c) != (b == b'-') {
+                continue 'offsets;
+            }
+            if b == b'-' {
+                continue;
+            }
+            let digit = (b as char).to_digit(16).expect("hex digit") as u128;
+            let shift = 124 - 4 * (c - dashes_before);
+            mask |= 0xf << shift;
+            value |= digit << shift;
+        }
+        out.push((mask, value));
+    }
+    out
+}
+
+/// One version of one order's searchable fields, in arena order. 40 bytes.
 #[derive(Clone, Copy)]
 struct Entry {
-    id: u128,
-    start: usize,
-    status: OrderStatus,
+    id_hi: u64,
+    id_lo: u64,
     created_ms: i64,
     /// The record's `updated_at_ms`, its version for [`RenderedCache`].
     updated_ms: i64,
+    /// Where its text starts in the arena (the arena is compacted long before 4 GiB:
+    /// see [`Corpus::push`]).
+    start: u32,
+    status: u8,
     live: bool,
+}
+
+impl Entry {
+    fn id(&self) -> u128 {
+        u128::from(self.id_hi) << 64 | u128::from(self.id_lo)
+    }
 }
 
 #[derive(Default)]
 struct Corpus {
     text: Vec<u8>,
+    /// Every version written since the last compaction, in arena order.
     entries: Vec<Entry>,
-    by_id: HashMap<u128, usize>,
     dead: usize,
-    /// Live order ids per status (index [`slot`]): newest-first pages at any offset walk
-    /// memory instead of sled, whose backward iteration costs a page lookup and key
-    /// copies per entry (it dominated the status list). About 20 bytes per order.
-    by_status: [BTreeSet<u128>; 5],
+    /// The live entry of each order, in ascending id order: an order's position here is
+    /// its rank. New orders' ids (UUIDv7) are the newest, so inserts land near the end.
+    by_rank: Vec<u32>,
+    /// Per status (index [`slot`]), which ranks have it: newest-first pages at any offset
+    /// walk memory instead of sled, whose backward iteration costs a page lookup and key
+    /// copies per entry (it dominated the status list). Five bits per order.
+    by_status: [RankBits; 5],
     /// Sampled 4-gram -> indexes of the entries holding it at a field offset that is a
     /// multiple of [`STEP`], ascending (dead entries stay until compaction).
     grams: HashMap<u32, Vec<u32>>,
 }
 
 impl Corpus {
-    /// Indexes the fields of entry `idx`, whose text starts at `start`.
-    fn index(&mut self, idx: usize, start: usize) {
+    fn entry(&self, rank: usize) -> &Entry {
+        &self.entries[self.by_rank[rank] as usize]
+    }
+
+    /// The rank of `id` (`Ok`) or where it would be inserted (`Err`).
+    fn rank(&self, id: u128) -> Result<usize, usize> {
+        self.by_rank
+            .binary_search_by(|&e| self.entries[e as usize].id().cmp(&id))
+    }
+
+    /// The first rank whose id is `>= id`.
+    fn rank_from(&self, id: u128) -> usize {
+        self.by_rank
+            .partition_point(|&e| self.entries[e as usize].id() < id)
+    }
+
+    /// Appends a version's text and entry (not yet in `by_rank`); returns its index.
+    fn push(&mut self, o: &OrderRecord) -> usize {
+        let start = self.text.len();
+        push_lower(&mut self.text, &o.external_id);
+        self.text.push(FIELD_SEP);
+        push_lower(&mut self.text, &o.customer_email);
+        self.text.push(FIELD_SEP);
+        push_lower(&mut self.text, o.customer_id.as_deref().unwrap_or(""));
+        self.text.push(ENTRY_END);
+        let idx = self.entries.len();
+        self.entries.push(Entry {
+            id_hi: (o.id >> 64) as u64,
+            id_lo: o.id as u64,
+            created_ms: o.created_at_ms,
+            updated_ms: o.updated_at_ms,
+            start: u32::try_from(start).expect("order search arena over 4 GiB"),
+            status: slot(o.status) as u8,
+            live: true,
+        });
+        self.index(idx);
+        idx
+    }
+
+    /// Indexes the sampled grams of entry `idx`'s fields.
+    fn index(&mut self, idx: usize) {
+        let start = self.entries[idx].start as usize;
         let end = self.text[start..]
             .iter()
             .position(|b| *b == ENTRY_END)
             .map_or(self.text.len(), |p| start + p);
         let mut field_start = start;
-        for _ in 0..INDEXED_FIELDS {
+        while field_start < end {
             let field_end = self.text[field_start..end]
                 .iter()
                 .position(|b| *b == FIELD_SEP)
@@ -81,7 +167,7 @@ impl Corpus {
                 }
                 p += STEP;
             }
-            field_start = (field_end + 1).min(end);
+            field_start = field_end + 1;
         }
     }
 
@@ -127,9 +213,28 @@ impl Corpus {
 
     /// The text of entry `i` (its fields, without the end marker).
     fn entry_text(&self, i: usize) -> &[u8] {
-        let start = self.entries[i].start;
-        let end = self.entries.get(i + 1).map_or(self.text.len(), |e| e.start);
+        let start = self.entries[i].start as usize;
+        let end = self
+            .entries
+            .get(i + 1)
+            .map_or(self.text.len(), |e| e.start as usize);
         &self.text[start..end]
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let grams: usize = self.grams.values().map(|l| l.capacity() * 4).sum();
+        // hashbrown: a (key, Vec) slot plus a control byte per bucket.
+        let gram_table = self.grams.capacity() * (4 + 24 + 4 + 1);
+        self.text.capacity()
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.by_rank.capacity() * 4
+            + self
+                .by_status
+                .iter()
+                .map(RankBits::heap_bytes)
+                .sum::<usize>()
+            + grams
+            + gram_table
     }
 }
 
@@ -143,6 +248,14 @@ fn slot(s: OrderStatus) -> usize {
     }
 }
 
+const STATUSES: [OrderStatus; 5] = [
+    OrderStatus::Pending,
+    OrderStatus::Processing,
+    OrderStatus::Shipped,
+    OrderStatus::Delivered,
+    OrderStatus::Cancelled,
+];
+
 /// A search hit with what list filters need.
 #[derive(Debug, Clone, Copy)]
 pub struct Hit {
@@ -150,6 +263,17 @@ pub struct Hit {
     pub status: OrderStatus,
     pub created_ms: i64,
     pub updated_ms: i64,
+}
+
+impl From<&Entry> for Hit {
+    fn from(e: &Entry) -> Hit {
+        Hit {
+            id: e.id(),
+            status: STATUSES[e.status as usize],
+            created_ms: e.created_ms,
+            updated_ms: e.updated_ms,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -171,46 +295,39 @@ impl OrderSearch {
     /// Adds or replaces an order's searchable text and status.
     pub fn upsert(&self, o: &OrderRecord) {
         let mut c = self.corpus.write().expect("search index poisoned");
-        if let Some(&i) = c.by_id.get(&o.id) {
-            // Writers of one order may call this out of order; updated_at_ms increases
-            // with every write, so an older version never replaces a newer one.
-            if o.updated_at_ms < c.entries[i].updated_ms {
-                return;
+        let new_slot = slot(o.status);
+        match c.rank(o.id) {
+            Ok(rank) => {
+                let old = c.by_rank[rank] as usize;
+                // Writers of one order may call this out of order; updated_at_ms increases
+                // with every write, so an older version never replaces a newer one.
+                if o.updated_at_ms < c.entries[old].updated_ms {
+                    return;
+                }
+                c.entries[old].live = false;
+                c.dead += 1;
+                let old_slot = c.entries[old].status as usize;
+                c.by_status[old_slot].set(rank, false);
+                let idx = c.push(o);
+                c.by_rank[rank] = idx as u32;
+                c.by_status[new_slot].set(rank, true);
             }
-            c.entries[i].live = false;
-            c.dead += 1;
-            let old = slot(c.entries[i].status);
-            c.by_status[old].remove(&o.id);
+            Err(rank) => {
+                let idx = c.push(o);
+                c.by_rank.insert(rank, idx as u32);
+                for (s, bits) in c.by_status.iter_mut().enumerate() {
+                    bits.insert(rank, s == new_slot);
+                }
+            }
         }
-        c.by_status[slot(o.status)].insert(o.id);
-        let start = c.text.len();
-        push_lower(&mut c.text, &o.external_id);
-        c.text.push(FIELD_SEP);
-        push_lower(&mut c.text, &o.customer_email);
-        c.text.push(FIELD_SEP);
-        push_lower(&mut c.text, o.customer_id.as_deref().unwrap_or(""));
-        c.text.push(FIELD_SEP);
-        push_lower(&mut c.text, &uuid::Uuid::from_u128(o.id).to_string());
-        c.text.push(ENTRY_END);
-        let idx = c.entries.len();
-        c.entries.push(Entry {
-            id: o.id,
-            start,
-            status: o.status,
-            created_ms: o.created_at_ms,
-            updated_ms: o.updated_at_ms,
-            live: true,
-        });
-        c.by_id.insert(o.id, idx);
-        c.index(idx, start);
         if c.dead > 1024 && c.dead * 2 > c.entries.len() {
             compact(&mut c);
         }
     }
 
     /// A newest-first page of live orders as (id, updated_at_ms), of one status or all,
-    /// only ids `>= floor` if given, and the number of matches. Skipped ids cost an
-    /// in-memory step each.
+    /// only ids `>= floor` if given, and the number of matches. Skipped orders cost a bit
+    /// each (a word per 64 when they are all skipped).
     pub fn page(
         &self,
         status: Option<OrderStatus>,
@@ -219,44 +336,26 @@ impl OrderSearch {
         limit: usize,
     ) -> (Vec<(u128, i64)>, u64) {
         let c = self.corpus.read().expect("search index poisoned");
-        let floor = floor.unwrap_or(0);
-        let sets: Vec<&BTreeSet<u128>> = match status {
-            Some(s) => vec![&c.by_status[slot(s)]],
-            None => c.by_status.iter().collect(),
+        let from = floor.map_or(0, |f| c.rank_from(f));
+        let (ranks, total) = match status {
+            Some(s) => {
+                let bits = &c.by_status[slot(s)];
+                (bits.descending(from, offset, limit), bits.count_from(from))
+            }
+            None => {
+                let n = c.by_rank.len();
+                let top = n.saturating_sub(offset);
+                let ranks: Vec<usize> = (from.min(top)..top).rev().take(limit).collect();
+                (ranks, n - from)
+            }
         };
-        let total: usize = sets
-            .iter()
-            .map(|set| {
-                if floor == 0 {
-                    set.len()
-                } else {
-                    set.range(floor..).count()
-                }
+        let ids = ranks
+            .into_iter()
+            .map(|r| {
+                let e = c.entry(r);
+                (e.id(), e.updated_ms)
             })
-            .sum();
-        // Merge the sets' newest-first walks (a status belongs to one set, so no repeats).
-        let mut walks: Vec<_> = sets
-            .iter()
-            .map(|set| set.range(floor..).rev().peekable())
             .collect();
-        let mut ids = Vec::with_capacity(limit.min(total));
-        let mut n = 0;
-        while ids.len() < limit {
-            let mut best: Option<(usize, u128)> = None;
-            for (i, w) in walks.iter_mut().enumerate() {
-                if let Some(&&id) = w.peek() {
-                    if best.is_none_or(|(_, b)| id > b) {
-                        best = Some((i, id));
-                    }
-                }
-            }
-            let Some((i, id)) = best else { break };
-            walks[i].next();
-            if n >= offset {
-                ids.push((id, c.by_id.get(&id).map_or(0, |&i| c.entries[i].updated_ms)));
-            }
-            n += 1;
-        }
         (ids, total as u64)
     }
 
@@ -269,31 +368,40 @@ impl OrderSearch {
             .collect();
         let c = self.corpus.read().expect("search index poisoned");
         let mut hits = Vec::new();
-        let hit = |e: &Entry| Hit {
-            id: e.id,
-            status: e.status,
-            created_ms: e.created_ms,
-            updated_ms: e.updated_ms,
-        };
         if let Some(candidates) = c.candidates(&needle) {
             let finder = memmem::Finder::new(&needle);
             for i in candidates {
                 let i = i as usize;
                 if c.entries[i].live && finder.find(c.entry_text(i)).is_some() {
-                    hits.push(hit(&c.entries[i]));
+                    hits.push(Hit::from(&c.entries[i]));
                 }
             }
         } else {
             let mut last: Option<usize> = None;
             for pos in memmem::find_iter(&c.text, &needle) {
                 // Entries are in arena order: the owner is the last entry starting at or before pos.
-                let i = c.entries.partition_point(|e| e.start <= pos) - 1;
+                let i = c.entries.partition_point(|e| e.start as usize <= pos) - 1;
                 if last == Some(i) {
                     continue;
                 }
                 last = Some(i);
                 if c.entries[i].live {
-                    hits.push(hit(&c.entries[i]));
+                    hits.push(Hit::from(&c.entries[i]));
+                }
+            }
+            if could_be_in_an_id(&needle) {
+                let patterns = id_patterns(&needle);
+                let in_text = hits.len();
+                for &e in &c.by_rank {
+                    let e = &c.entries[e as usize];
+                    let id = e.id();
+                    if patterns.iter().any(|(m, v)| id & m == *v) {
+                        hits.push(Hit::from(e));
+                    }
+                }
+                if in_text > 0 {
+                    hits.sort_unstable_by_key(|h| h.id);
+                    hits.dedup_by_key(|h| h.id);
                 }
             }
         }
@@ -307,15 +415,23 @@ impl OrderSearch {
         let mut c = self.corpus.write().expect("search index poisoned");
         c.text.shrink_to_fit();
         c.entries.shrink_to_fit();
-        c.by_id.shrink_to_fit();
+        c.by_rank.shrink_to_fit();
+        for bits in &mut c.by_status {
+            bits.shrink_to_fit();
+        }
         for list in c.grams.values_mut() {
             list.shrink_to_fit();
         }
         c.grams.shrink_to_fit();
     }
 
+    /// An estimate of the index's heap (not counting the rendered cache or allocator slack).
+    pub fn heap_bytes(&self) -> usize {
+        self.corpus.read().map(|c| c.heap_bytes()).unwrap_or(0)
+    }
+
     pub fn len(&self) -> usize {
-        self.corpus.read().map(|c| c.by_id.len()).unwrap_or(0)
+        self.corpus.read().map(|c| c.by_rank.len()).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -323,21 +439,25 @@ impl OrderSearch {
     }
 }
 
-/// Drops dead entries' text once they are half the arena.
+/// Drops dead entries' text once they are half the arena, rewriting the live ones in id
+/// order (ranks, and so the status bits, do not change).
 fn compact(c: &mut Corpus) {
     let mut old = std::mem::take(c);
     c.by_status = std::mem::take(&mut old.by_status);
-    for e in old.entries.iter().filter(|e| e.live) {
-        let end = old.text[e.start..]
-            .iter()
-            .position(|b| *b == ENTRY_END)
-            .map_or(old.text.len(), |p| e.start + p + 1);
+    c.by_rank = Vec::with_capacity(old.by_rank.len());
+    for &i in &old.by_rank {
+        let i = i as usize;
+        let e = old.entries[i];
+        let text = old.entry_text(i);
         let start = c.text.len();
-        c.text.extend_from_slice(&old.text[e.start..end]);
+        c.text.extend_from_slice(text);
         let idx = c.entries.len();
-        c.by_id.insert(e.id, idx);
-        c.entries.push(Entry { start, ..*e });
-        c.index(idx, start);
+        c.entries.push(Entry {
+            start: start as u32,
+            ..e
+        });
+        c.by_rank.push(idx as u32);
+        c.index(idx);
     }
 }
 
@@ -490,5 +610,112 @@ mod tests {
             1000,
             "status index survives compaction"
         );
+    }
+
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn id_fragments_match_exactly_where_the_id_text_contains_them() {
+        let s = OrderSearch::default();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut ids = Vec::new();
+        for n in 0..400 {
+            let id = u128::from(xorshift(&mut seed)) << 64 | u128::from(xorshift(&mut seed));
+            // Some hex-only externalIds, so a needle can match text and id alike.
+            s.upsert(&order(id, &format!("{:x}", n * 7919), "a@b.c", None));
+            ids.push(id);
+        }
+        let texts: Vec<String> = ids
+            .iter()
+            .map(|id| uuid::Uuid::from_u128(*id).to_string())
+            .collect();
+        let mut needles: Vec<String> = vec!["-".into(), "".into(), "--".into(), "0".into()];
+        for _ in 0..300 {
+            let t = &texts[xorshift(&mut seed) as usize % texts.len()];
+            let a = xorshift(&mut seed) as usize % 36;
+            let b = a + 1 + xorshift(&mut seed) as usize % (36 - a);
+            needles.push(t[a..b].to_string());
+            needles.push(t[a..b].to_ascii_uppercase());
+            needles.push(format!("{:x}", xorshift(&mut seed) % 4096));
+        }
+        for q in &needles {
+            let lq = q.to_ascii_lowercase();
+            let mut want: Vec<u128> = ids
+                .iter()
+                .enumerate()
+                .filter(|(n, id)| {
+                    let ext = format!("{:x}", *n as u64 * 7919);
+                    [uuid::Uuid::from_u128(**id).to_string(), ext, "a@b.c".into()]
+                        .iter()
+                        .any(|f| f.contains(&lq))
+                })
+                .map(|(_, id)| *id)
+                .collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            let got: Vec<u128> = s.find(q).iter().map(|h| h.id).collect();
+            assert_eq!(got, want, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn pages_agree_with_a_sorted_model_when_ids_arrive_out_of_order() {
+        let s = OrderSearch::default();
+        let mut model = std::collections::BTreeMap::new();
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for step in 0..2500u64 {
+            // Mostly ascending ids with jitter, sometimes far in the past; some rewrites.
+            let id = if step % 11 == 0 && !model.is_empty() {
+                *model
+                    .keys()
+                    .nth(xorshift(&mut seed) as usize % model.len())
+                    .unwrap()
+            } else if step % 13 == 0 {
+                u128::from(xorshift(&mut seed) % 1_000_000)
+            } else {
+                u128::from(step * 1000 + xorshift(&mut seed) % 5000)
+            };
+            let status = STATUSES[xorshift(&mut seed) as usize % 5];
+            let mut o = order(id, &format!("E{id}"), "x@y.z", None);
+            o.status = status;
+            o.updated_at_ms = step as i64;
+            s.upsert(&o);
+            model.insert(id, (status, step as i64));
+        }
+        assert_eq!(s.len(), model.len());
+        for status in [
+            None,
+            Some(OrderStatus::Pending),
+            Some(OrderStatus::Cancelled),
+        ] {
+            for floor in [
+                None,
+                Some(0),
+                Some(700_000),
+                Some(1_500_000),
+                Some(u128::MAX),
+            ] {
+                for (offset, limit) in [(0, 50), (37, 10), (300, 64), (5000, 5)] {
+                    let all: Vec<(u128, i64)> = model
+                        .range(floor.unwrap_or(0)..)
+                        .rev()
+                        .filter(|(_, (st, _))| status.is_none_or(|s| s == *st))
+                        .map(|(id, (_, v))| (*id, *v))
+                        .collect();
+                    let want: Vec<(u128, i64)> =
+                        all.iter().copied().skip(offset).take(limit).collect();
+                    let got = s.page(status, floor, offset, limit);
+                    assert_eq!(
+                        got,
+                        (want, all.len() as u64),
+                        "{status:?} {floor:?} {offset}"
+                    );
+                }
+            }
+        }
     }
 }

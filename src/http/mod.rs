@@ -83,7 +83,11 @@ impl App {
             TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
         let order_search = OrderSearch::default();
         let loaded = crate::domain::orders::load_search(&store, &order_search)?;
-        tracing::info!(orders = loaded, "order search index loaded");
+        tracing::info!(
+            orders = loaded,
+            index_mb = order_search.heap_bytes() / (1024 * 1024),
+            "order search index loaded"
+        );
         let product_index = crate::domain::product_index::ProductIndex::default();
         let loaded = crate::domain::products::load_index(&store, &product_index)?;
         tracing::info!(products = loaded, "product index loaded");
