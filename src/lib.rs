@@ -9,6 +9,7 @@ pub mod domain;
 mod fsutil;
 pub mod housekeeping;
 pub mod http;
+pub mod memory;
 pub mod packer;
 pub mod server;
 pub mod shutdown;

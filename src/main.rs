@@ -7,6 +7,7 @@ use std::sync::Arc;
 use fulfilld::cli::{self, Cli, Command};
 
 fn main() -> ExitCode {
+    fulfilld::memory::limit_arenas();
     let args: Cli = argh::from_env();
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -4,7 +4,7 @@
 //! few candidates; the rest scan the arena with SIMD `memmem`. Also the per-status sets of
 //! list pages, as bitsets over the orders' id ranks. Rebuilt at start, updated after commits.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::RwLock;
 
 use memchr::memmem;
@@ -22,6 +22,12 @@ const ENTRY_END: u8 = 1;
 /// Any occurrence of a needle of `STEP + 3` bytes or more covers an indexed window
 /// (see [`Corpus::candidates`]).
 const STEP: usize = 4;
+
+/// A gram held by more than a quarter of the orders (and at least this many) loses its
+/// list and becomes "common": it narrows little (`bulk`, `exam`, `.com` in every order),
+/// and such lists were a third of the postings. Treating it as held by every entry keeps
+/// the candidates a superset.
+const COMMON_MIN: usize = if cfg!(test) { 64 } else { 65_536 };
 
 fn gram(w: &[u8]) -> u32 {
     u32::from_le_bytes([w[0], w[1], w[2], w[3]])
@@ -104,6 +110,8 @@ struct Corpus {
     /// Sampled 4-gram -> indexes of the entries holding it at a field offset that is a
     /// multiple of [`STEP`], ascending (dead entries stay until compaction).
     grams: HashMap<u32, Vec<u32>>,
+    /// Grams whose lists were dropped (see [`COMMON_MIN`]); they stay common.
+    common: HashSet<u32>,
 }
 
 impl Corpus {
@@ -161,11 +169,19 @@ impl Corpus {
                 .map_or(end, |p| field_start + p);
             let mut p = field_start;
             while p + 4 <= field_end {
-                let list = self.grams.entry(gram(&self.text[p..p + 4])).or_default();
+                let g = gram(&self.text[p..p + 4]);
+                p += STEP;
+                if self.common.contains(&g) {
+                    continue;
+                }
+                let list = self.grams.entry(g).or_default();
                 if list.last() != Some(&(idx as u32)) {
                     list.push(idx as u32);
                 }
-                p += STEP;
+                if list.len() > COMMON_MIN && list.len() * 4 > self.by_rank.len() {
+                    self.grams.remove(&g);
+                    self.common.insert(g);
+                }
             }
             field_start = field_end + 1;
         }
@@ -186,18 +202,25 @@ impl Corpus {
         for j in 0..STEP {
             let mut lists = Vec::new();
             let mut p = j;
+            let mut absent = false;
             while p + 4 <= needle.len() {
-                match self.grams.get(&gram(&needle[p..p + 4])) {
+                let g = gram(&needle[p..p + 4]);
+                p += STEP;
+                match self.grams.get(&g) {
                     Some(list) => lists.push(list),
+                    None if self.common.contains(&g) => {}
                     None => {
-                        lists.clear();
+                        absent = true;
                         break;
                     }
                 }
-                p += STEP;
+            }
+            if absent {
+                continue;
             }
             if lists.is_empty() {
-                continue;
+                // Only common grams: every entry is a candidate, so scan instead.
+                return None;
             }
             lists.sort_unstable_by_key(|l| l.len());
             out.extend(
@@ -224,7 +247,7 @@ impl Corpus {
     fn heap_bytes(&self) -> usize {
         let grams: usize = self.grams.values().map(|l| l.capacity() * 4).sum();
         // hashbrown: a (key, Vec) slot plus a control byte per bucket.
-        let gram_table = self.grams.capacity() * (4 + 24 + 4 + 1);
+        let gram_table = self.grams.capacity() * (4 + 24 + 4 + 1) + self.common.capacity() * 5;
         self.text.capacity()
             + self.entries.capacity() * std::mem::size_of::<Entry>()
             + self.by_rank.capacity() * 4
@@ -444,6 +467,7 @@ impl OrderSearch {
 fn compact(c: &mut Corpus) {
     let mut old = std::mem::take(c);
     c.by_status = std::mem::take(&mut old.by_status);
+    c.common = std::mem::take(&mut old.common);
     c.by_rank = Vec::with_capacity(old.by_rank.len());
     for &i in &old.by_rank {
         let i = i as usize;
@@ -579,8 +603,21 @@ mod tests {
             ids
         };
         for q in [
-            "BULK-12", "bulk-123", "ulk-12", "LK-2999", "K-1000", "-1234", "@example", "1@exam",
-            "xample.c", "BULK-12y", "b29@ex", "bulk-300", "c96",
+            "BULK-12",
+            "bulk-123",
+            "ulk-12",
+            "LK-2999",
+            "K-1000",
+            "-1234",
+            "@example",
+            "1@exam",
+            "xample.c",
+            "BULK-12y",
+            "b29@ex",
+            "bulk-300",
+            "c96",
+            "example.com",
+            "bulk-2999",
         ] {
             let ids: Vec<u128> = s.find(q).iter().map(|h| h.id).collect();
             assert_eq!(ids, scan(q), "{q}");
@@ -591,6 +628,11 @@ mod tests {
             "narrowed"
         );
         assert!(c.candidates(b"12345678").is_none(), "hex-like needles scan");
+        assert!(
+            c.common.contains(&gram(b"bulk")),
+            "a gram in every order is common"
+        );
+        assert!(!c.grams.contains_key(&gram(b"bulk")), "and has no list");
     }
 
     #[test]

@@ -91,6 +91,7 @@ impl App {
         let product_index = crate::domain::product_index::ProductIndex::default();
         let loaded = crate::domain::products::load_index(&store, &product_index)?;
         tracing::info!(products = loaded, "product index loaded");
+        crate::memory::trim();
         Ok(App {
             clients: ClientService::new(store.clone(), registry),
             limiter: RateLimiter::new(config.tiers.clone()),
