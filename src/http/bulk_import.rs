@@ -269,8 +269,7 @@ pub fn import(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         results.push(r);
     }
     // One flush for the whole import (and for duplicates, whose first write we confirm).
-    ctx.app.packer.wake_when_durable(&ctx.app.store);
-    ctx.wrote();
+    ctx.wake_when_durable(&ctx.app.packer);
     let total = created + duplicate + failed;
     Ok(json(
         StatusCode::OK,

@@ -141,12 +141,14 @@ impl App {
 pub struct ApiShapes;
 
 impl crate::domain::events::Shapes for ApiShapes {
+    // Written straight from the typed shapes, in the API's field order: going through a
+    // `Value` tree cost ~5% of the server's CPU in order creation.
     fn inventory(&self, record: &storage::InventoryRecord) -> String {
-        inventory::to_json(record).to_string()
+        serde_json::to_string(&inventory::out(record)).expect("inventory serializes")
     }
 
     fn order(&self, record: &storage::OrderRecord) -> String {
-        orders::to_json(record).to_string()
+        serde_json::to_string(&orders::out(record)).expect("orders serialize")
     }
 
     fn package(&self, record: &storage::PackageRecord) -> String {
@@ -173,6 +175,8 @@ pub struct Ctx<'a> {
     pub body: Bytes,
     pub now: i64,
     wrote: bool,
+    /// Woken once this request's writes are durable (see [`Ctx::wake_when_durable`]).
+    wake: Option<crate::webhooks::Handle>,
 }
 
 impl Ctx<'_> {
@@ -187,6 +191,15 @@ impl Ctx<'_> {
     /// Marks that this request committed a write: it is answered only after a flush.
     pub fn wrote(&mut self) {
         self.wrote = true;
+    }
+
+    /// Marks a write and wakes `engine` once it is durable, when the request's own wait
+    /// for durability returns: one wake per request, no extra task or durable waiter
+    /// (a spawned waiter per created order cost a task and a watch wake-up per flush).
+    /// Wakes are hints: if the request is dropped first, the engine's poll finds the work.
+    pub fn wake_when_durable(&mut self, engine: &crate::webhooks::Handle) {
+        self.wrote = true;
+        self.wake = Some(engine.clone());
     }
 
     pub fn client_id(&self) -> &str {
@@ -332,6 +345,7 @@ async fn route(
         body,
         now,
         wrote: false,
+        wake: None,
     };
     let work = run_idempotent(&mut ctx, def.id, guard, &parts.method, &parts.uri);
     tokio::time::timeout_at(deadline, work)
@@ -354,6 +368,7 @@ async fn run_idempotent(
         let result = dispatch(id, ctx).await;
         if ctx.wrote {
             ctx.app.store.durable().await?;
+            woken(ctx);
         }
         return result;
     };
@@ -393,8 +408,16 @@ async fn run_idempotent(
 async fn durable(ctx: &Ctx<'_>, resp: Resp) -> Result<Resp, ApiError> {
     if ctx.wrote {
         ctx.app.store.durable().await?;
+        woken(ctx);
     }
     Ok(resp)
+}
+
+/// Wakes what the request asked to wake after its writes became durable.
+fn woken(ctx: &Ctx<'_>) {
+    if let Some(engine) = &ctx.wake {
+        engine.wake();
+    }
 }
 
 async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {

@@ -362,8 +362,7 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     match orders::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)? {
         Created::New(o) => {
             ctx.app.order_search.upsert(&o);
-            ctx.app.packer.wake_when_durable(&ctx.app.store);
-            ctx.wrote();
+            ctx.wake_when_durable(&ctx.app.packer);
             Ok(json(StatusCode::CREATED, &out(&o)))
         }
         // A repeat of an acknowledged create: make sure that acknowledgement holds.
