@@ -1,11 +1,17 @@
-//! Fan-out: outbox events become deliveries. A cursor in `Meta` holds the next outbox
-//! sequence number to handle; each batch creates its deliveries and moves the cursor in
-//! one transaction, so after a crash every event is fanned out exactly once.
+//! Fan-out: outbox events become deliveries. Every subscription has its own cursor in
+//! `WebhookCursors` (the next outbox sequence number to handle for it), and is fanned
+//! out to only while its unfinished deliveries (queued, in flight or waiting for a
+//! retry) are below a bound: a slow or dead endpoint lags behind in the durable outbox
+//! instead of filling the delivery store, and the fan-out work (the writer's main
+//! webhook cost) tracks what is delivered, not how fast events are emitted. Each pass
+//! writes its deliveries and moves the cursors in one transaction, so after a crash
+//! every event is fanned out to each subscription exactly once.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use storage::tables::{Meta, Outbox};
-use storage::{abort, Abort, Key, OutboxEvent, Store, TxError};
+use storage::tables::{DeliveryQueue, Outbox, WebhookCursors};
+use storage::{abort, Abort, Key, Store, TxError};
 
 use super::sign::envelope;
 use super::store::{all, insert_delivery, pending_delivery};
@@ -13,89 +19,128 @@ use super::Handle;
 use crate::domain::time_fmt::now_ms;
 use crate::shutdown::Shutdown;
 
-/// Meta key of the next outbox sequence number to fan out.
-pub const CURSOR: &str = "webhook_outbox_cursor";
-const BATCH: usize = 256;
+/// Unfinished deliveries one subscription may have before fan-out to it pauses: a few
+/// seconds of sending at full speed (4 permits per subscription), small enough that a
+/// dead endpoint's backlog stays a bounded number of records.
+pub const BACKLOG: usize = 512;
+/// Outbox events looked at per subscription and pass.
+const SCAN: usize = 512;
 /// Envelope bytes one fan-out transaction may write, to keep commit batches small.
 const BATCH_BYTES: usize = 1 << 20;
 const POLL: Duration = Duration::from_millis(100);
 
-/// Fans out one batch from `cursor` (the next sequence number to handle); returns how
-/// many events it handled.
-pub fn fan_out(store: &Store, cursor: &mut u64) -> storage::Result<usize> {
-    let events = store
-        .range::<Outbox, _>(cursor.encode()..)
-        .take(BATCH)
-        .collect::<storage::Result<Vec<(u64, OutboxEvent)>>>()?;
-    if events.is_empty() {
-        return Ok(0);
-    }
-    let hooks: Vec<_> = all(store)?.into_iter().filter(|h| h.is_active).collect();
+/// One subscription's share of a pass.
+struct Planned {
+    webhook_id: u128,
+    from: u64,
+    next: u64,
+    deliveries: Vec<storage::DeliveryRecord>,
+}
+
+/// Fans out one pass: for every subscription with room under `backlog`, the events
+/// after its cursor, as many as fit. Returns how many subscriptions' cursors moved (0:
+/// nothing to do now).
+pub fn fan_out(store: &Store, backlog: usize) -> storage::Result<usize> {
+    let hooks = all(store)?;
     let now = now_ms();
-    // Plan outside the transaction: the deliveries of as many events as fit the byte
-    // budget (at least one event).
-    let mut planned = Vec::new();
-    let mut handled = 0;
+    let newest = match store.keys::<Outbox>().next_back() {
+        Some(k) => k?,
+        None => return Ok(0),
+    };
+    // Plan outside the transaction; an envelope is built once per event and pass.
+    let mut envelopes: HashMap<u64, String> = HashMap::new();
+    let mut plans = Vec::new();
     let mut bytes = 0;
-    for (_, e) in &events {
-        if handled > 0 && bytes > BATCH_BYTES {
+    for h in &hooks {
+        if bytes > BATCH_BYTES {
             break;
         }
-        handled += 1;
-        let mut body: Option<String> = None;
-        for h in &hooks {
-            if e.seq <= h.created_seq || !h.events.contains(&e.kind) {
+        let Some(from) = store.get::<WebhookCursors>(&h.id)? else {
+            continue; // deleted meanwhile
+        };
+        if from > newest {
+            continue;
+        }
+        if !h.is_active {
+            // Events emitted while a subscription is inactive are not delivered to it.
+            plans.push(Planned {
+                webhook_id: h.id,
+                from,
+                next: newest + 1,
+                deliveries: Vec::new(),
+            });
+            continue;
+        }
+        let unfinished = store
+            .keys_with_prefix::<DeliveryQueue>(&h.id.to_be_bytes())
+            .take(backlog)
+            .count();
+        let room = backlog.saturating_sub(unfinished);
+        if room == 0 {
+            continue;
+        }
+        let mut next = from;
+        let mut deliveries = Vec::new();
+        for row in store.range::<Outbox, _>(from.encode()..).take(SCAN) {
+            let (seq, e) = row?;
+            if deliveries.len() == room || bytes > BATCH_BYTES {
+                break;
+            }
+            next = seq + 1;
+            if seq <= h.created_seq || !h.events.contains(&e.kind) {
                 continue;
             }
-            let body = body
-                .get_or_insert_with(|| envelope(&e.id, &e.kind, &e.timestamp, &e.data_json))
+            let body = envelopes
+                .entry(seq)
+                .or_insert_with(|| envelope(&e.id, &e.kind, &e.timestamp, &e.data_json))
                 .clone();
             bytes += body.len();
-            planned.push(pending_delivery(h.id, e.seq, &e.id, &e.kind, body, now));
+            deliveries.push(pending_delivery(h.id, seq, &e.id, &e.kind, body, now));
+        }
+        if next != from {
+            plans.push(Planned {
+                webhook_id: h.id,
+                from,
+                next,
+                deliveries,
+            });
         }
     }
-    let next = events[handled - 1].0 + 1;
-    let expected = *cursor;
+    if plans.is_empty() {
+        return Ok(0);
+    }
     let r = store.transact(|tx| {
-        let stored = tx.get::<Meta>(&CURSOR.to_string())?.unwrap_or(0);
-        if stored != expected {
-            return abort(stored);
+        for p in &plans {
+            // A subscription deleted (cursor gone) or fanned out elsewhere meanwhile:
+            // the next pass plans again.
+            if tx.get::<WebhookCursors>(&p.webhook_id)? != Some(p.from) {
+                return abort(());
+            }
+            for d in &p.deliveries {
+                insert_delivery(tx, d)?;
+            }
+            tx.insert::<WebhookCursors>(&p.webhook_id, &p.next)?;
         }
-        for d in &planned {
-            insert_delivery(tx, d)?;
-        }
-        tx.insert::<Meta>(&CURSOR.to_string(), &next)?;
-        Ok::<_, Abort<u64>>(())
+        Ok::<_, Abort<()>>(())
     });
     match r {
-        Ok(()) => {
-            *cursor = next;
-            Ok(handled)
-        }
-        Err(TxError::Aborted(stored)) => {
-            *cursor = stored;
-            Ok(0)
-        }
+        Ok(()) => Ok(plans.len()),
+        Err(TxError::Aborted(())) => Ok(0),
         Err(TxError::Storage(e)) => Err(e),
     }
 }
 
-/// Runs until shutdown: polls the outbox, fans out, makes the deliveries durable and
-/// wakes the scheduler.
+/// Runs until shutdown: fans out while there is room, makes the deliveries durable and
+/// wakes the scheduler; sleeps until the recorder frees room or the poll interval ends.
 pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
-    let mut cursor = store
-        .get::<Meta>(&CURSOR.to_string())
-        .ok()
-        .flatten()
-        .unwrap_or(0);
     loop {
         if shutdown.is_set() {
             return;
         }
-        match fan_out(&store, &mut cursor) {
+        match fan_out(&store, BACKLOG) {
             Ok(0) => {}
             Ok(n) => {
-                tracing::debug!(events = n, cursor, "webhook events fanned out");
+                tracing::debug!(subscriptions = n, "webhook events fanned out");
                 if let Err(e) = store.durable().await {
                     tracing::warn!(error = %e, "webhook fan-out not durable");
                 }
@@ -106,6 +151,7 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
         }
         tokio::select! {
             _ = shutdown.wait() => return,
+            _ = handle.room_freed() => {}
             _ = tokio::time::sleep(POLL) => {}
         }
     }
@@ -114,11 +160,21 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
 /// Keys removed per pruning transaction, to keep commit batches small.
 const PRUNE_CHUNK: usize = 1000;
 
-/// Removes outbox events that were fanned out (deliveries keep their own envelope bytes)
-/// and are older than `cutoff_ms`, oldest first; stops at the first one that must stay.
-/// Without it the outbox would grow for the life of the appliance.
+/// Removes outbox events older than `cutoff_ms` (the delivery retention), oldest
+/// first; stops at the first one that must stay. Without it the outbox would grow for
+/// the life of the appliance.
+///
+/// A subscription whose cursor is still before a pruned event (an endpoint that failed
+/// for longer than the retention while events kept coming) never gets those events:
+/// the same horizon after which its failed deliveries would have been pruned before
+/// fan-out was bounded. Keeping them instead would let one dead endpoint grow the
+/// outbox without end. A warning names how many subscriptions lost events.
 pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
-    let cursor = store.get::<Meta>(&CURSOR.to_string())?.unwrap_or(0);
+    let cursors = store
+        .iter::<WebhookCursors>()
+        .map(|r| r.map(|(_, c)| c))
+        .collect::<storage::Result<Vec<u64>>>()?;
+    let mut last_removed = None;
     let mut removed = 0;
     loop {
         let mut chunk = Vec::with_capacity(PRUNE_CHUNK);
@@ -130,15 +186,17 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
             )
             .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
             .unwrap_or(i64::MAX);
-            if seq >= cursor || at_ms >= cutoff_ms || chunk.len() == PRUNE_CHUNK {
+            if at_ms >= cutoff_ms || chunk.len() == PRUNE_CHUNK {
                 break;
             }
             chunk.push(seq);
         }
         if chunk.is_empty() {
+            warn_lagging(&cursors, last_removed);
             return Ok(removed);
         }
         let n = chunk.len();
+        last_removed = chunk.last().copied();
         store
             .transact(|tx| {
                 for seq in &chunk {
@@ -153,8 +211,20 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
         store.durable_blocking()?;
         removed += n;
         if n < PRUNE_CHUNK {
+            warn_lagging(&cursors, last_removed);
             return Ok(removed);
         }
+    }
+}
+
+fn warn_lagging(cursors: &[u64], last_removed: Option<u64>) {
+    let Some(last) = last_removed else { return };
+    let lagging = cursors.iter().filter(|&&c| c <= last).count();
+    if lagging > 0 {
+        tracing::warn!(
+            subscriptions = lagging,
+            "outbox events older than the retention were pruned before they were fanned out to every subscription"
+        );
     }
 }
 
@@ -162,40 +232,144 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
 mod tests {
     use super::*;
     use crate::domain::events::new_event;
+    use crate::webhooks::store::{create, record_attempts, Finished, NewWebhook, Outcome};
+    use storage::tables::DeliveriesByWebhook;
+    use storage::Attempt;
 
-    #[test]
-    fn pruning_removes_only_fanned_out_events_older_than_the_cutoff() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), &Default::default()).unwrap();
-        for i in 0..5 {
+    fn emit(store: &Store, n: usize, at_ms: impl Fn(usize) -> i64) {
+        for i in 0..n {
             store
                 .transact(|tx| {
                     tx.emit(new_event(
                         "inventory.adjusted",
                         format!("{{\"n\":{i}}}"),
-                        1_000 * i,
+                        at_ms(i),
                     ))?;
                     Ok::<_, storage::Abort<()>>(())
                 })
                 .unwrap();
         }
         store.durable_blocking().unwrap();
-        let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
-        // Fanned out up to (not including) the fourth event.
+    }
+
+    fn subscribe(store: &Store) -> u128 {
+        let hook = NewWebhook {
+            url: "https://127.0.0.1:9/hook".into(),
+            events: vec!["inventory.adjusted".into()],
+            secret: "s".into(),
+            is_active: true,
+        };
+        create(store, hook, 0).unwrap().id
+    }
+
+    fn queued(store: &Store, id: u128) -> Vec<(u128, u64, u128)> {
         store
-            .transact(|tx| {
-                tx.insert::<Meta>(&CURSOR.to_string(), &seqs[3])?;
-                Ok::<_, storage::Abort<()>>(())
-            })
-            .unwrap();
+            .keys_with_prefix::<DeliveryQueue>(&id.to_be_bytes())
+            .map(|k| k.unwrap())
+            .collect()
+    }
+
+    fn stored(store: &Store, id: u128) -> usize {
+        store
+            .keys_with_prefix::<DeliveriesByWebhook>(&id.to_be_bytes())
+            .count()
+    }
+
+    /// Fans out until nothing moves, as the dispatcher does between wakes.
+    fn fan_out_all(store: &Store, backlog: usize) {
+        while fan_out(store, backlog).unwrap() > 0 {
+            store.durable_blocking().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_stuck_subscription_stops_at_its_backlog_while_another_keeps_getting_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let (stuck, live) = (subscribe(&store), subscribe(&store));
+        emit(&store, 40, |i| i as i64);
+        fan_out_all(&store, 8);
+        assert_eq!(queued(&store, stuck).len(), 8);
+        assert_eq!(queued(&store, live).len(), 8);
+        // The live endpoint's deliveries succeed, round after round; the stuck one's
+        // stay queued (a dead endpoint waiting for its retries).
+        let mut delivered = 0;
+        for _ in 0..10 {
+            let done: Vec<Finished> = queued(&store, live)
+                .into_iter()
+                .map(|(_, due, delivery_id)| Finished {
+                    delivery_id,
+                    due_ms: due as i64,
+                    outcome: Outcome::Delivered(Attempt {
+                        at_ms: 1,
+                        status_code: Some(200),
+                        latency_ms: 1,
+                        error: None,
+                    }),
+                })
+                .collect();
+            delivered += record_attempts(&store, &done, &[], 1).unwrap();
+            store.durable_blocking().unwrap();
+            fan_out_all(&store, 8);
+        }
+        assert_eq!(delivered, 40);
+        assert_eq!(stored(&store, live), 40);
+        assert!(queued(&store, live).is_empty());
+        // The stuck subscription has no more delivery records than its bound; the
+        // rest of its events wait in the outbox after its cursor.
+        assert_eq!(stored(&store, stuck), 8);
+        let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+        let cursor = store.get::<WebhookCursors>(&stuck).unwrap().unwrap();
+        assert_eq!(cursor, seqs[7] + 1);
+        // Room again: it goes on exactly where it stopped, each event once.
+        for (_, due, delivery_id) in queued(&store, stuck) {
+            let f = Finished {
+                delivery_id,
+                due_ms: due as i64,
+                outcome: Outcome::Delivered(Attempt {
+                    at_ms: 1,
+                    status_code: Some(200),
+                    latency_ms: 1,
+                    error: None,
+                }),
+            };
+            record_attempts(&store, &[f], &[], 1).unwrap();
+        }
         store.durable_blocking().unwrap();
-        // Cutoff after the second event's time: events 0 and 1 go; 2 is too recent.
+        fan_out_all(&store, 100);
+        assert_eq!(stored(&store, stuck), 40);
+        let mut seqs: Vec<u64> = store
+            .iter::<storage::tables::Deliveries>()
+            .map(|r| r.unwrap().1)
+            .filter(|d| d.webhook_id == stuck)
+            .map(|d| d.event_seq)
+            .collect();
+        seqs.sort();
+        seqs.dedup();
+        assert_eq!(seqs.len(), 40);
+    }
+
+    #[test]
+    fn pruning_removes_events_older_than_the_cutoff_even_when_a_subscription_lags() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let hook = subscribe(&store);
+        emit(&store, 5, |i| 1_000 * i as i64);
+        let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+        // Cutoff after the second event's time: events 0 and 1 go; 2 is too recent,
+        // and everything after it stays too.
         assert_eq!(prune_outbox(&store, 1_500).unwrap(), 2);
         let left: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
         assert_eq!(left, seqs[2..]);
-        // Everything old, but events at or past the cursor always stay.
-        assert_eq!(prune_outbox(&store, i64::MAX).unwrap(), 1);
-        let left: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
-        assert_eq!(left, seqs[3..]);
+        // The subscription never had them: fan-out resumes at the oldest one left.
+        fan_out_all(&store, 100);
+        let mut got: Vec<u64> = store
+            .iter::<storage::tables::Deliveries>()
+            .map(|r| r.unwrap().1)
+            .filter(|d| d.webhook_id == hook)
+            .map(|d| d.event_seq)
+            .collect();
+        got.sort();
+        assert_eq!(got, seqs[2..]);
     }
 }

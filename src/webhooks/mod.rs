@@ -1,9 +1,10 @@
 //! Outbound webhooks: subscriptions, the persistent delivery queue, signing and the
 //! engine that sends.
 //!
-//! - `dispatch`: reads the outbox after a persisted cursor and, in one transaction per
-//!   batch, creates one delivery per (event, active subscription listing its type) with
-//!   its queue entry, and advances the cursor.
+//! - `dispatch`: reads the outbox after each subscription's persisted cursor and, in one
+//!   transaction per pass, creates one delivery per (event, active subscription listing
+//!   its type) with its queue entry and advances the cursors; a subscription with too
+//!   many unfinished deliveries waits in the outbox (backpressure).
 //! - `deliver`: the scheduler takes due entries from the `DeliveryQueue` table (one
 //!   queue per subscription) and runs each attempt as a tokio task under a global bound
 //!   and a per-subscription bound;
@@ -27,6 +28,8 @@ use tokio::sync::Notify;
 #[derive(Clone, Default)]
 pub struct Handle {
     wake: Arc<Notify>,
+    /// Recorded attempts freed room under a subscription's fan-out bound.
+    room: Arc<Notify>,
 }
 
 impl Handle {
@@ -46,5 +49,13 @@ impl Handle {
 
     pub(crate) async fn woken(&self) {
         self.wake.notified().await;
+    }
+
+    pub(crate) fn free_room(&self) {
+        self.room.notify_one();
+    }
+
+    pub(crate) async fn room_freed(&self) {
+        self.room.notified().await;
     }
 }

@@ -55,6 +55,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Finished>) {
             drop(in_flight);
             drop(permit);
             shared.handle.wake();
+            shared.handle.free_room();
         });
     }
 }

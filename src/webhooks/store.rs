@@ -2,7 +2,7 @@
 //! engine. Every change of a delivery's schedule moves its `DeliveryQueue` entry in the
 //! same transaction, so the queue always matches the records, across crashes.
 
-use storage::tables::{Deliveries, DeliveriesByWebhook, DeliveryQueue, Webhooks};
+use storage::tables::{Deliveries, DeliveriesByWebhook, DeliveryQueue, WebhookCursors, Webhooks};
 use storage::{
     abort, Abort, Attempt, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail,
     WebhookRecord,
@@ -114,6 +114,8 @@ pub fn create(store: &Store, new: NewWebhook, now: i64) -> TxResult<WebhookRecor
             updated_at_ms: now,
         };
         tx.insert::<Webhooks>(&rec.id, &rec)?;
+        // Fan-out to it starts after the events that existed before it.
+        tx.insert::<WebhookCursors>(&rec.id, &(rec.created_seq + 1))?;
         ok(rec)
     })
 }
@@ -175,6 +177,7 @@ pub fn delete(store: &Store, id: u128) -> TxResult<WebhookRecord> {
             return abort(WebhookError::NotFound);
         };
         tx.remove::<Webhooks>(&id)?;
+        tx.remove::<WebhookCursors>(&id)?;
         ok(rec)
     })
 }

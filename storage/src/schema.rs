@@ -4,16 +4,19 @@
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::keys::Key;
-use crate::tables::{DeliveryQueue, Meta, Table};
+use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 2;
+pub const CURRENT: u32 = 3;
 
 const VERSION_KEY: &str = "schema_version";
 
 /// One step from `from` to `from + 1`.
 type Migration = fn(&sled::Db) -> Result<()>;
-const MIGRATIONS: &[(u32, Migration)] = &[(1, per_subscription_delivery_queue)];
+const MIGRATIONS: &[(u32, Migration)] = &[
+    (1, per_subscription_delivery_queue),
+    (2, per_subscription_fan_out_cursor),
+];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
 const OLD_DELIVERY_QUEUE: &str = "webhook_delivery_queue";
@@ -33,6 +36,34 @@ fn per_subscription_delivery_queue(db: &sled::Db) -> Result<()> {
     new.apply_batch(batch)?;
     db.flush()?;
     db.drop_tree(OLD_DELIVERY_QUEUE)?;
+    Ok(())
+}
+
+/// Schema 2's one fan-out cursor for every subscription, in `Meta`.
+const OLD_FAN_OUT_CURSOR: &str = "webhook_outbox_cursor";
+
+/// 2 -> 3: every subscription gets its own fan-out cursor, starting where the shared
+/// one stood (0 if nothing was fanned out yet), and the shared one goes. Existing
+/// deliveries keep their keys. Re-running it after a crash is harmless: a cursor
+/// already written is never overwritten, and the shared one is removed last.
+fn per_subscription_fan_out_cursor(db: &sled::Db) -> Result<()> {
+    let meta = db.open_tree(Meta::NAME)?;
+    let old_key = OLD_FAN_OUT_CURSOR.to_string().encode();
+    let shared: u64 = match meta.get(&old_key)? {
+        Some(bytes) => codec::decode(Meta::NAME, &bytes)?,
+        None => 0,
+    };
+    let hooks = db.open_tree(Webhooks::NAME)?;
+    let cursors = db.open_tree(WebhookCursors::NAME)?;
+    for key in hooks.iter().keys() {
+        let key = key?;
+        if !cursors.contains_key(&key)? {
+            cursors.insert(key, codec::encode(&shared))?;
+        }
+    }
+    db.flush()?;
+    meta.remove(&old_key)?;
+    db.flush()?;
     Ok(())
 }
 
@@ -87,6 +118,60 @@ mod tests {
             .tree_names()
             .iter()
             .any(|n| n.as_ref() == OLD_DELIVERY_QUEUE.as_bytes()));
+        assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
+    }
+
+    #[test]
+    fn schema_2_shared_fan_out_cursor_becomes_one_per_subscription() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let meta = db.open_tree(Meta::NAME).unwrap();
+        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&2u64))
+            .unwrap();
+        meta.insert(
+            OLD_FAN_OUT_CURSOR.to_string().encode(),
+            codec::encode(&41u64),
+        )
+        .unwrap();
+        // Subscription values are not read by the migration: only their keys.
+        let hooks = db.open_tree(Webhooks::NAME).unwrap();
+        for id in [7u128, 9] {
+            hooks.insert(id.encode(), vec![0u8]).unwrap();
+        }
+        // A queued schema-2 delivery keeps its key.
+        let queue = db.open_tree(DeliveryQueue::NAME).unwrap();
+        queue
+            .insert((7u128, 5u64, 1u128).encode(), codec::encode(&()))
+            .unwrap();
+        assert_eq!(upgrade(&db, &meta).unwrap(), 2);
+        let cursors = db.open_tree(WebhookCursors::NAME).unwrap();
+        let got: Vec<(u128, u64)> = cursors
+            .iter()
+            .map(|e| {
+                let (k, v) = e.unwrap();
+                (
+                    u128::decode(&k).unwrap(),
+                    codec::decode(WebhookCursors::NAME, &v).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, vec![(7, 41), (9, 41)]);
+        assert!(meta
+            .get(OLD_FAN_OUT_CURSOR.to_string().encode())
+            .unwrap()
+            .is_none());
+        assert!(queue.contains_key((7u128, 5u64, 1u128).encode()).unwrap());
+        // Running it again (a crash before the version was written) keeps the cursors,
+        // even though the shared one is gone now.
+        cursors
+            .insert(7u128.encode(), codec::encode(&50u64))
+            .unwrap();
+        per_subscription_fan_out_cursor(&db).unwrap();
+        let seven: u64 = codec::decode(
+            WebhookCursors::NAME,
+            &cursors.get(7u128.encode()).unwrap().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(seven, 50);
         assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
     }
 }

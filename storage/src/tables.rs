@@ -108,4 +108,8 @@ tables! {
     PackageEvents = "package_events": (u128, u128) => InboundEventRecord;
     /// (source, eventId) -> (package id, arrival id): a repeated eventId changes nothing.
     InboundEventIds = "inbound_event_ids": (String, String) => (u128, u128);
+    /// Subscription id -> the next outbox sequence number to fan out to it (schema 3;
+    /// schema 2 kept one cursor for all in `Meta` `webhook_outbox_cursor`). Written with
+    /// the subscription, removed with it.
+    WebhookCursors = "webhook_cursors": u128 => u64;
 }
