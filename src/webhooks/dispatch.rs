@@ -350,6 +350,49 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_2_database_goes_on_from_its_shared_cursor_for_every_subscription() {
+        let dir = tempfile::tempdir().unwrap();
+        let (hooks, seqs) = {
+            let store = Store::open(dir.path(), &Default::default()).unwrap();
+            let hooks = [subscribe(&store), subscribe(&store)];
+            emit(&store, 5, |i| i as i64);
+            let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
+            // What schema 2 left: one shared cursor (events 0 and 1 fanned out), no
+            // per-subscription ones.
+            store
+                .transact(|tx| {
+                    tx.insert::<storage::tables::Meta>(&"schema_version".into(), &2)?;
+                    tx.insert::<storage::tables::Meta>(&"webhook_outbox_cursor".into(), &seqs[2])?;
+                    for h in &hooks {
+                        tx.remove::<WebhookCursors>(h)?;
+                    }
+                    Ok::<_, storage::Abort<()>>(())
+                })
+                .unwrap();
+            store.durable_blocking().unwrap();
+            (hooks, seqs)
+        };
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        fan_out_all(&store, 100);
+        for h in hooks {
+            let mut got: Vec<u64> = store
+                .iter::<storage::tables::Deliveries>()
+                .map(|r| r.unwrap().1)
+                .filter(|d| d.webhook_id == h)
+                .map(|d| d.event_seq)
+                .collect();
+            got.sort();
+            assert_eq!(got, seqs[2..], "events 0 and 1 were fanned out before");
+        }
+        assert_eq!(
+            store
+                .get::<storage::tables::Meta>(&"webhook_outbox_cursor".into())
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
     fn pruning_removes_events_older_than_the_cutoff_even_when_a_subscription_lags() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), &Default::default()).unwrap();
