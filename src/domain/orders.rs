@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 use storage::tables::{
-    Inventory, InventoryBySku, Meta, Orders, OrdersByExternalId, OrdersByStatus, PackingJobs,
-    Products, ProductsBySku,
+    Inventory, InventoryBySku, Meta, Orders, OrdersByExternalId, PackingJobs, Products,
+    ProductsBySku,
 };
 use storage::{
     abort, keys, AddressRecord, Allocation, OrderLine, OrderRecord, OrderStatus, StockChange,
@@ -105,8 +105,6 @@ fn bump(tx: &Tx<'_>, key: String, delta: i64) -> Result<(), TxFail> {
 }
 
 pub(crate) fn set_status(tx: &Tx<'_>, o: &mut OrderRecord, to: OrderStatus) -> Result<(), TxFail> {
-    tx.remove::<OrdersByStatus>(&(o.status.as_str().to_string(), o.id))?;
-    tx.insert::<OrdersByStatus>(&(to.as_str().to_string(), o.id), &())?;
     bump(tx, count_key(Some(o.status)), -1)?;
     bump(tx, count_key(Some(to)), 1)?;
     o.status = to;
@@ -284,7 +282,6 @@ pub fn create(
         };
         tx.insert::<Orders>(&id, &order)?;
         tx.insert::<OrdersByExternalId>(&order.external_id, &id)?;
-        tx.insert::<OrdersByStatus>(&(OrderStatus::Pending.as_str().to_string(), id), &())?;
         bump(tx, count_key(None), 1)?;
         bump(tx, count_key(Some(OrderStatus::Pending)), 1)?;
         // The order's claim to be packed, consumed by the transaction that packs it.

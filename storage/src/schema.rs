@@ -7,7 +7,7 @@ use crate::keys::Key;
 use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 3;
+pub const CURRENT: u32 = 4;
 
 const VERSION_KEY: &str = "schema_version";
 
@@ -16,6 +16,7 @@ type Migration = fn(&sled::Db) -> Result<()>;
 const MIGRATIONS: &[(u32, Migration)] = &[
     (1, per_subscription_delivery_queue),
     (2, per_subscription_fan_out_cursor),
+    (3, drop_orders_by_status),
 ];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
@@ -63,6 +64,19 @@ fn per_subscription_fan_out_cursor(db: &sled::Db) -> Result<()> {
     }
     db.flush()?;
     meta.remove(&old_key)?;
+    db.flush()?;
+    Ok(())
+}
+
+/// Schema 3's (status, order id) index: written with every order but never read (status
+/// lists come from the in-memory search index), and at 1M orders it cost sled ~1M
+/// entries of per-page state in memory.
+const OLD_ORDERS_BY_STATUS: &str = "orders_by_status";
+
+/// 3 -> 4: the unread status index goes. Dropping a tree that is already gone (a crash
+/// before the version was written) is a no-op.
+fn drop_orders_by_status(db: &sled::Db) -> Result<()> {
+    db.drop_tree(OLD_ORDERS_BY_STATUS)?;
     db.flush()?;
     Ok(())
 }
@@ -172,6 +186,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seven, 50);
+        assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
+    }
+
+    #[test]
+    fn schema_3_status_index_is_dropped_and_other_trees_stay() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let meta = db.open_tree(Meta::NAME).unwrap();
+        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&3u64))
+            .unwrap();
+        let old = db.open_tree(OLD_ORDERS_BY_STATUS).unwrap();
+        old.insert(("pending".to_string(), 1u128).encode(), codec::encode(&()))
+            .unwrap();
+        let hooks = db.open_tree(Webhooks::NAME).unwrap();
+        hooks.insert(7u128.encode(), vec![0u8]).unwrap();
+        assert_eq!(upgrade(&db, &meta).unwrap(), 3);
+        let names = db.tree_names();
+        assert!(!names
+            .iter()
+            .any(|n| n.as_ref() == OLD_ORDERS_BY_STATUS.as_bytes()));
+        assert!(hooks.contains_key(7u128.encode()).unwrap());
+        // A crash before the version was written runs it again on a database without it.
+        drop_orders_by_status(&db).unwrap();
         assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
     }
 }

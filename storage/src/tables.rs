@@ -80,8 +80,6 @@ tables! {
     Orders = "orders": u128 => OrderRecord;
     /// externalId -> order id: the uniqueness of externalId lives here.
     OrdersByExternalId = "orders_by_external_id": String => u128;
-    /// (status, order id) index for the `status` filter, newest last.
-    OrdersByStatus = "orders_by_status": (String, u128) => ();
     /// Outbound webhook subscriptions by id (UUIDv7).
     Webhooks = "webhooks": u128 => WebhookRecord;
     /// Webhook deliveries (one per event and subscription) by id (UUIDv7).

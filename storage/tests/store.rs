@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use common::{client, event, open, temp_store};
 use storage::keys::{self, Key};
-use storage::tables::{ApiKeys, Clients, Idempotency, Meta, Outbox};
+use storage::tables::{ApiKeys, Clients, Idempotency, InventoryBySku, Meta, Outbox, ProductsBySku};
 use storage::{
     abort, Abort, Error, IdempotencyRecord, InboundSecretRecord, OutboxEvent, Store, Table,
     TxError, SCHEMA_VERSION,
@@ -580,4 +580,144 @@ fn write_one(store: &Store) {
         })
         .unwrap();
     store.durable_blocking().unwrap();
+}
+
+// ---------------------------------------------------------------- reads against a model
+
+type Model = std::collections::BTreeMap<(String, u128), ()>;
+
+/// Every way a plain read or a transaction can see `InventoryBySku` and `ProductsBySku`,
+/// compared with what was written.
+fn assert_reads_match(
+    store: &Store,
+    pairs: &Model,
+    skus: &std::collections::BTreeMap<String, u128>,
+) {
+    let want: Vec<(String, u128)> = pairs.keys().cloned().collect();
+    let got: Vec<(String, u128)> = all::<InventoryBySku>(store)
+        .into_iter()
+        .map(|(k, ())| k)
+        .collect();
+    assert_eq!(got, want, "iter");
+    let got_rev: Vec<(String, u128)> = store
+        .keys::<InventoryBySku>()
+        .rev()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        got_rev,
+        want.iter().rev().cloned().collect::<Vec<_>>(),
+        "keys().rev()"
+    );
+    for sku in ["sku-0", "sku-1", "sku-2", "sku-3"] {
+        let want: Vec<u128> = pairs
+            .keys()
+            .filter(|(s, _)| s == sku)
+            .map(|(_, id)| *id)
+            .collect();
+        let got: Vec<u128> = store
+            .keys_with_prefix::<InventoryBySku>(&keys::prefix(sku))
+            .map(|k| k.map(|(_, id)| id))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(got, want, "keys_with_prefix({sku})");
+        let scanned = store
+            .scan_prefix::<InventoryBySku>(&keys::prefix(sku))
+            .count();
+        assert_eq!(scanned, want.len(), "scan_prefix({sku})");
+        assert_eq!(
+            store.get::<ProductsBySku>(&sku.to_string()).unwrap(),
+            skus.get(sku).copied(),
+            "get({sku})"
+        );
+    }
+    let from = ("sku-1".to_string(), 0u128).encode();
+    let to = ("sku-2".to_string(), u128::MAX).encode();
+    let got: Vec<(String, u128)> = store
+        .range::<InventoryBySku, _>(from..=to)
+        .map(|e| e.map(|(k, ())| k))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let want_range: Vec<(String, u128)> = want
+        .iter()
+        .filter(|(s, _)| s == "sku-1" || s == "sku-2")
+        .cloned()
+        .collect();
+    assert_eq!(got, want_range, "range");
+    store
+        .transact(|tx| {
+            for sku in ["sku-0", "sku-1", "sku-2", "sku-3"] {
+                assert_eq!(
+                    tx.get::<ProductsBySku>(&sku.to_string())?,
+                    skus.get(sku).copied(),
+                    "tx.get({sku})"
+                );
+            }
+            for k in pairs.keys() {
+                assert!(tx.contains::<InventoryBySku>(k)?, "tx.contains({k:?})");
+            }
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn every_read_path_agrees_with_a_model_through_changes_aborts_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pairs = Model::new();
+    let mut skus = std::collections::BTreeMap::new();
+    {
+        let store = open(dir.path());
+        let mut rng = 7u64;
+        for round in 0..40u32 {
+            let mut writes = Vec::new();
+            for _ in 0..5 {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let sku = format!("sku-{}", (rng >> 33) % 4);
+                let id = u128::from((rng >> 40) % 16);
+                writes.push((sku, id, (rng >> 20) % 3 == 0));
+            }
+            // Every fourth transaction aborts: none of its writes may show anywhere.
+            let aborts = round % 4 == 3;
+            let result = store.transact(|tx| {
+                for (sku, id, remove) in &writes {
+                    if *remove {
+                        tx.remove::<InventoryBySku>(&(sku.clone(), *id))?;
+                        tx.remove::<ProductsBySku>(sku)?;
+                    } else {
+                        tx.insert::<InventoryBySku>(&(sku.clone(), *id), &())?;
+                        tx.insert::<ProductsBySku>(sku, id)?;
+                    }
+                }
+                if aborts {
+                    return abort(());
+                }
+                Ok(())
+            });
+            assert_eq!(result.is_ok(), !aborts);
+            if !aborts {
+                for (sku, id, remove) in writes {
+                    if remove {
+                        pairs.remove(&(sku.clone(), id));
+                        skus.remove(&sku);
+                    } else {
+                        pairs.insert((sku.clone(), id), ());
+                        skus.insert(sku, id);
+                    }
+                }
+            }
+            if round % 5 == 4 {
+                store.durable_blocking().unwrap();
+                assert_reads_match(&store, &pairs, &skus);
+            }
+        }
+        store.durable_blocking().unwrap();
+        assert_reads_match(&store, &pairs, &skus);
+        assert!(!pairs.is_empty() && !skus.is_empty());
+    }
+    // What was acknowledged as durable is what a fresh open reads.
+    let store = open(dir.path());
+    assert_reads_match(&store, &pairs, &skus);
 }

@@ -1,0 +1,78 @@
+//! Long-budget MPV runs: packs chosen classes and sizes (instances 1-5, rotation allowed,
+//! support required) on several threads and prints every instance, each result validated.
+//! `cargo run -p packing --release --example mpv_subset -- --time-limit 60000 --threads 2
+//! [--classes 1,2,3] [--sizes 50,100,200]`. The budget is deterministic work, not wall time,
+//! so results do not depend on the machine's load.
+
+use packing::{mpv, pack, validate, Orientation};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+fn list(args: &[String], flag: &str, default: &str) -> Vec<u64> {
+    let raw = args
+        .iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+        .unwrap_or(default);
+    raw.split(',')
+        .map(|s| s.trim().parse().expect("a comma-separated list of numbers"))
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let time_limit = list(&args, "--time-limit", "5000")[0];
+    let threads = list(&args, "--threads", "1")[0].max(1) as usize;
+    let classes = list(&args, "--classes", "1,2,3,4,5,6,7,8");
+    let sizes = list(&args, "--sizes", "50,100,200");
+    let mut jobs = Vec::new();
+    for &c in &classes {
+        for &n in &sizes {
+            for v in 1..=5u32 {
+                jobs.push((c as u8, n as usize, v));
+            }
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(c, n, v)) = jobs.get(i) else { break };
+                let inst = mpv::instance(c, n, v);
+                let mut req = inst.request(Orientation::Any);
+                req.options.time_limit_ms = Some(time_limit);
+                let t = Instant::now();
+                let sol = pack(&req).expect("pack");
+                if let Err(e) = validate(&req, &sol) {
+                    panic!("class {c} n {n} v {v}: invalid: {:?}", &e[..e.len().min(3)]);
+                }
+                let got = sol.summary.total_packages;
+                let lb = mpv::rotation_bound(&inst);
+                println!(
+                    "class {c} n {n} v {v}: {got} packages (bound {lb}), {:.1} s",
+                    t.elapsed().as_secs_f64()
+                );
+                results.lock().unwrap().push((c, got));
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    for &c in &classes {
+        let sum: usize = results
+            .iter()
+            .filter(|r| r.0 as u64 == c)
+            .map(|r| r.1)
+            .sum();
+        println!("class {c} total: {sum}");
+    }
+    let total: usize = results.iter().map(|r| r.1).sum();
+    println!(
+        "all: {total} packages, time_limit_ms {time_limit}, {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+}
