@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use tokio::sync::watch;
 
 use crate::error::{Error, Result, TxError};
+use crate::mirror::Mirror;
 use crate::txn::{self, Abort, Layers, Tx, WriteSet};
 
 /// How large the open batch may grow before `transact` waits for the committer. A
@@ -128,6 +129,7 @@ impl Shared {
 pub(crate) struct GroupCommit {
     shared: Arc<Shared>,
     trees: Vec<sled::Tree>,
+    mirror: Arc<Mirror>,
     db: sled::Db,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -138,6 +140,7 @@ impl GroupCommit {
         trees: Vec<sled::Tree>,
         log: Arc<File>,
         limits: BatchLimits,
+        mirror: Arc<Mirror>,
     ) -> GroupCommit {
         let (done, _) = watch::channel(0);
         let shared = Arc::new(Shared {
@@ -155,11 +158,11 @@ impl GroupCommit {
         });
         let committer = {
             let shared = Arc::clone(&shared);
-            let (db, trees) = (db.clone(), trees.clone());
+            let (db, trees, mirror) = (db.clone(), trees.clone(), Arc::clone(&mirror));
             std::thread::Builder::new()
                 .name("storage-commit".into())
                 .spawn(move || {
-                    commit_loop(&shared, &db, &trees);
+                    commit_loop(&shared, &db, &trees, &mirror);
                     shared.stop_sync();
                 })
                 .expect("spawning the commit thread")
@@ -174,6 +177,7 @@ impl GroupCommit {
         GroupCommit {
             shared,
             trees,
+            mirror,
             db,
             threads: Mutex::new(vec![committer, syncer]),
         }
@@ -202,6 +206,7 @@ impl GroupCommit {
             open: &w.open,
             committing: w.committing.as_deref(),
             trees: &self.trees,
+            mirror: &self.mirror,
             db: &self.db,
         };
         let (r, writes) = txn::run(layers, f)?;
@@ -309,7 +314,7 @@ impl Drop for PanicGuard<'_> {
 
 /// Takes each open batch, applies it and has sled write it to the log, then hands it to
 /// the sync thread. While that fdatasyncs, the next batch is already being applied.
-fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree]) {
+fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mirror) {
     let _guard = PanicGuard(shared);
     loop {
         let (batch, generation, inject) = {
@@ -347,8 +352,10 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree]) {
             Some(msg) => Err(Error::Engine(msg)),
             None => txn::apply(trees, &batch),
         };
-        if let Err(e) = &applied {
-            shared.fail(e.to_string());
+        match &applied {
+            // Before `committing` goes, so a closure never reads the mirror without it.
+            Ok(()) => mirror.apply(&batch),
+            Err(e) => shared.fail(e.to_string()),
         }
         // sled holds the batch now (or the store has failed): read through to it.
         lock(&shared.writer).committing = None;

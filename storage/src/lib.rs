@@ -7,9 +7,10 @@
 //! Transaction closures run one at a time. A closure sees every write of the closures
 //! that returned `Ok` before it, durable or not. Plain reads ([`Store::get`],
 //! [`Store::iter`], [`Store::scan_prefix`], [`Store::range`], [`Store::keys`],
-//! [`Store::keys_with_prefix`]) read sled, which receives a committed closure's writes
-//! when the commit thread applies its batch, a moment after [`Store::transact`] returns
-//! and always before [`Store::durable`] returns. So a caller that wants to read its own
+//! [`Store::keys_with_prefix`]) read sled, or for the catalog tables its exact copy in
+//! memory (`mirror.rs`); both receive a committed closure's writes when the commit thread
+//! applies its batch, a moment after [`Store::transact`] returns and always before
+//! [`Store::durable`] returns. So a caller that wants to read its own
 //! write through a plain read calls [`Store::durable`] first; the server does anyway,
 //! before it answers.
 
@@ -17,6 +18,7 @@ mod codec;
 mod error;
 mod group_commit;
 pub mod keys;
+mod mirror;
 pub mod records;
 mod schema;
 pub mod tables;
@@ -36,6 +38,8 @@ pub use tables::{Table, TABLE_NAMES};
 pub use txn::{abort, Abort, Tx, TxFail};
 
 use group_commit::GroupCommit;
+use mirror::Mirror;
+use sled::IVec;
 
 /// Tuning knobs, set once from the server's config.
 #[derive(Debug, Clone)]
@@ -61,6 +65,7 @@ pub struct Store {
 struct Inner {
     db: sled::Db,
     trees: Vec<sled::Tree>,
+    mirror: Arc<Mirror>,
     commits: GroupCommit,
 }
 
@@ -122,9 +127,16 @@ impl Store {
         // the directory entries of files sled created on a first open.
         group_commit::sync(&db, &log)?;
         File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-        let commits = GroupCommit::start(db.clone(), trees.clone(), log, limits);
+        let mirror = Arc::new(Mirror::load(&trees)?);
+        let commits =
+            GroupCommit::start(db.clone(), trees.clone(), log, limits, Arc::clone(&mirror));
         Ok(Store {
-            inner: Arc::new(Inner { db, trees, commits }),
+            inner: Arc::new(Inner {
+                db,
+                trees,
+                mirror,
+                commits,
+            }),
         })
     }
 
@@ -159,10 +171,39 @@ impl Store {
     }
 
     pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>> {
-        match self.tree::<T>().get(key.encode())? {
+        let key = key.encode();
+        let found = match self.inner.mirror.get(T::INDEX, &key) {
+            Some(v) => v,
+            None => self.tree::<T>().get(key)?,
+        };
+        match found {
             Some(bytes) => codec::decode(T::NAME, &bytes).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Raw entries of `T` whose key starts with `prefix`, from the mirror or sled.
+    fn prefix_entries<T: Table>(&self, prefix: &[u8]) -> Entries {
+        match self.inner.mirror.prefix(T::INDEX, prefix) {
+            Some(v) => Entries::Mem(v.into_iter()),
+            None => Entries::Sled(Box::new(self.tree::<T>().scan_prefix(prefix))),
+        }
+    }
+
+    /// Raw entries of `T` in `range`, from the mirror or sled.
+    fn range_entries<T: Table, R: RangeBounds<Vec<u8>>>(&self, range: R) -> Entries {
+        let bounds = (
+            range.start_bound().map(Vec::as_slice),
+            range.end_bound().map(Vec::as_slice),
+        );
+        match self.inner.mirror.range(T::INDEX, bounds) {
+            Some(v) => Entries::Mem(v.into_iter()),
+            None => Entries::Sled(Box::new(self.tree::<T>().range(range))),
+        }
+    }
+
+    fn all_entries<T: Table>(&self) -> Entries {
+        self.range_entries::<T, _>(..)
     }
 
     /// Records of `T` whose key starts with `prefix`, in key order.
@@ -170,7 +211,7 @@ impl Store {
         &self,
         prefix: &[u8],
     ) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
-        self.tree::<T>().scan_prefix(prefix).map(decode_entry::<T>)
+        self.prefix_entries::<T>(prefix).map(decode_entry::<T>)
     }
 
     /// Records of `T` whose encoded key lies in `range`, in key order.
@@ -178,18 +219,20 @@ impl Store {
         &self,
         range: R,
     ) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
-        self.tree::<T>().range(range).map(decode_entry::<T>)
+        self.range_entries::<T, R>(range).map(decode_entry::<T>)
     }
 
     /// Every record of `T`, in key order.
     pub fn iter<T: Table>(&self) -> impl DoubleEndedIterator<Item = Result<(T::Key, T::Value)>> {
-        self.tree::<T>().iter().map(decode_entry::<T>)
+        self.all_entries::<T>().map(decode_entry::<T>)
     }
 
     /// Keys of `T` in key order, without decoding values: lists skip `offset` entries
     /// and count matches this way.
     pub fn keys<T: Table>(&self) -> impl DoubleEndedIterator<Item = Result<T::Key>> {
-        self.tree::<T>().iter().keys().map(decode_key::<T>)
+        self.all_entries::<T>()
+            .map(|e| e.map(|(k, _)| k))
+            .map(decode_key::<T>)
     }
 
     /// Keys of `T` that start with `prefix`, without decoding values.
@@ -197,9 +240,8 @@ impl Store {
         &self,
         prefix: &[u8],
     ) -> impl DoubleEndedIterator<Item = Result<T::Key>> {
-        self.tree::<T>()
-            .scan_prefix(prefix)
-            .keys()
+        self.prefix_entries::<T>(prefix)
+            .map(|e| e.map(|(k, _)| k))
             .map(decode_key::<T>)
     }
 
@@ -241,6 +283,32 @@ impl Store {
     /// Bytes the database occupies on disk.
     pub fn size_on_disk(&self) -> Result<u64> {
         Ok(self.inner.db.size_on_disk()?)
+    }
+}
+
+/// A table's raw entries: a sled iterator, or a snapshot taken from the mirror.
+enum Entries {
+    Sled(Box<sled::Iter>),
+    Mem(std::vec::IntoIter<(IVec, IVec)>),
+}
+
+impl Iterator for Entries {
+    type Item = std::result::Result<(IVec, IVec), sled::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Sled(it) => it.next(),
+            Entries::Mem(it) => it.next().map(Ok),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Entries {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Sled(it) => it.next_back(),
+            Entries::Mem(it) => it.next_back().map(Ok),
+        }
     }
 }
 

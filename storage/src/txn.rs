@@ -10,6 +10,7 @@ use sled::IVec;
 use crate::codec;
 use crate::error::{Error, TxError};
 use crate::keys::Key;
+use crate::mirror::Mirror;
 use crate::records::{NewEvent, OutboxEvent};
 use crate::tables::{Outbox, Table, TABLE_NAMES};
 
@@ -89,6 +90,11 @@ impl WriteSet {
         self.tables.iter().all(HashMap::is_empty)
     }
 
+    /// The writes to one table.
+    pub(crate) fn table(&self, table: usize) -> impl Iterator<Item = (&IVec, Option<&IVec>)> {
+        self.tables[table].iter().map(|(k, v)| (k, v.as_ref()))
+    }
+
     /// Every write, table by table, for applying the set to sled.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, &IVec, Option<&IVec>)> {
         self.tables
@@ -105,6 +111,8 @@ pub(crate) struct Layers<'a> {
     /// The batch the committer is applying to sled right now, if any.
     pub(crate) committing: Option<&'a WriteSet>,
     pub(crate) trees: &'a [sled::Tree],
+    /// The catalog tables in memory, equal to sled once `committing` is gone.
+    pub(crate) mirror: &'a Mirror,
     /// Source of [`Tx::next_id`]; persisted by sled so ids are never reused.
     pub(crate) db: &'a sled::Db,
 }
@@ -129,6 +137,9 @@ impl Tx<'_> {
         }
         if let Some(v) = self.below.committing.and_then(|c| c.lookup(table, key)) {
             return Ok(v.cloned());
+        }
+        if let Some(v) = self.below.mirror.get(table, key) {
+            return Ok(v);
         }
         self.below.trees[table].get(key).map_err(engine)
     }

@@ -1,0 +1,113 @@
+//! Exact in-memory copies of the catalog tables that every order line reads (products,
+//! inventory, warehouses and the counters in `Meta`), so creating an order never waits on
+//! sled's page cache, whatever its size. The cost is about 1 KB per product with two
+//! inventory records, paid only by large catalogs, where sled's cache would need it too. Loaded once at open, then kept equal to sled by
+//! the commit thread, which applies each batch here right after sled.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::RwLock;
+
+use sled::IVec;
+
+use crate::error::Result;
+use crate::tables::{
+    Inventory, InventoryBySku, Meta, Products, ProductsBySku, Table, Warehouses, TABLE_NAMES,
+};
+use crate::txn::WriteSet;
+
+/// Tables held in memory. They stay small next to orders and their history: one record
+/// per product, per (SKU, warehouse) and per warehouse, and a few dozen counters.
+const MIRRORED: &[usize] = &[
+    Meta::INDEX,
+    Products::INDEX,
+    ProductsBySku::INDEX,
+    Warehouses::INDEX,
+    Inventory::INDEX,
+    InventoryBySku::INDEX,
+];
+
+type Map = BTreeMap<IVec, IVec>;
+
+pub(crate) struct Mirror {
+    /// By table index; `None` for tables read from sled.
+    tables: Vec<Option<RwLock<Map>>>,
+}
+
+impl Mirror {
+    /// Copies the mirrored tables out of sled. Runs before the commit thread starts, so
+    /// nothing writes them meanwhile.
+    pub(crate) fn load(trees: &[sled::Tree]) -> Result<Mirror> {
+        let mut tables: Vec<Option<RwLock<Map>>> = TABLE_NAMES.iter().map(|_| None).collect();
+        for &t in MIRRORED {
+            let map = trees[t].iter().collect::<std::result::Result<Map, _>>()?;
+            tables[t] = Some(RwLock::new(map));
+        }
+        Ok(Mirror { tables })
+    }
+
+    fn table(&self, table: usize) -> Option<&RwLock<Map>> {
+        self.tables[table].as_ref()
+    }
+
+    /// `None` if `table` is not mirrored; otherwise what it holds at `key`.
+    pub(crate) fn get(&self, table: usize, key: &[u8]) -> Option<Option<IVec>> {
+        let map = self.table(table)?;
+        Some(read(map).get(key).cloned())
+    }
+
+    /// `None` if `table` is not mirrored; otherwise a snapshot of its entries in `range`,
+    /// in key order. Entries are reference-counted or inline, so the copy is cheap.
+    pub(crate) fn range(
+        &self,
+        table: usize,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+    ) -> Option<Vec<(IVec, IVec)>> {
+        let map = self.table(table)?;
+        let map = read(map);
+        Some(
+            map.range::<[u8], _>(range)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// `None` if `table` is not mirrored; otherwise a snapshot of the entries whose key
+    /// starts with `prefix`.
+    pub(crate) fn prefix(&self, table: usize, prefix: &[u8]) -> Option<Vec<(IVec, IVec)>> {
+        let map = self.table(table)?;
+        let map = read(map);
+        Some(
+            map.range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// Applies a batch that sled has just taken, table by table.
+    pub(crate) fn apply(&self, batch: &WriteSet) {
+        for &t in MIRRORED {
+            let mut writes = batch.table(t).peekable();
+            if writes.peek().is_none() {
+                continue;
+            }
+            let mut map = self.tables[t]
+                .as_ref()
+                .expect("mirrored")
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            for (key, value) in writes {
+                match value {
+                    Some(v) => map.insert(key.clone(), v.clone()),
+                    None => map.remove(key),
+                };
+            }
+        }
+    }
+}
+
+fn read(map: &RwLock<Map>) -> std::sync::RwLockReadGuard<'_, Map> {
+    // Only a panic inside `apply` poisons the lock, and it does no fallible work.
+    map.read().unwrap_or_else(|e| e.into_inner())
+}
