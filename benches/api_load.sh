@@ -8,7 +8,7 @@
 #   API_LOAD_BIN=/dir bash benches/api_load.sh      # prebuilt fulfilld and loadgen in /dir
 #                                                   # (to compare two builds back to back)
 #   API_LOAD_ORDERS=200000 ...                      # override the stored-order count
-#   API_LOAD_CACHE_MB=64 ...                        # the server's sled cache_mb (default 128)
+#   API_LOAD_CACHE_MB=64 ...                        # the server's sled cache_mb (default 16)
 #   API_LOAD_AUTO_PACK=true ...                     # background packing on (default off here)
 #
 # Only 127.0.0.1 is used; the servers stop when the script ends.

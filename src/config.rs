@@ -249,7 +249,7 @@ impl Config {
                 file.webhook_retention_days.unwrap_or(30).max(1) * 86_400,
             ),
             units,
-            cache_capacity_bytes: file.cache_mb.unwrap_or(128) * 1024 * 1024,
+            cache_capacity_bytes: file.cache_mb.unwrap_or(16) * 1024 * 1024,
             limits: Limits {
                 body_max_bytes,
                 header_read_timeout: secs(file.header_read_timeout_secs, 10),

@@ -51,7 +51,7 @@ pub struct StoreConfig {
 impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
-            cache_capacity_bytes: 128 * 1024 * 1024,
+            cache_capacity_bytes: 16 * 1024 * 1024,
         }
     }
 }
