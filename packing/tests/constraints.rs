@@ -243,11 +243,12 @@ fn input_errors_name_the_field() {
     assert_eq!(field(PackRequest::default()).as_deref(), Some("items"));
 }
 
-/// Thousands of identical units: one fill of the box, not one per merit and restart, a few
-/// positions weighed per unit in a packed box, and scans over nearby units only. 5,000 dice
-/// took about 3 s in a release build before, 5,000 bricks of six turns 12 s.
+/// Thousands of identical units: one fill of the box, not one per merit and restart. Their
+/// speed (0.1-0.3 s in a release build; 5,000 dice took ~3 s before) is measured by the
+/// benchmark report (`mpv_report`: 2,000 units), not here: a timed test fails on a loaded
+/// machine without telling anything.
 #[test]
-fn thousands_of_identical_units_pack_fast() {
+fn thousands_of_identical_units_fill_the_fewest_boxes() {
     for (dims, side, boxes) in [([1.0, 1.0, 1.0], 20.0, 1), ([1.0, 2.0, 3.0], 30.0, 2)] {
         let [w, h, l] = dims;
         let mut req = request(
@@ -255,13 +256,8 @@ fn thousands_of_identical_units_pack_fast() {
             vec![bx("B", side, side, side)],
         );
         req.warehouses[0].inventory.insert("unit".into(), 5000);
-        let start = std::time::Instant::now();
         let sol = solve(&req);
-        let secs = start.elapsed().as_secs_f64();
-        assert_eq!(sol.summary.total_packages, boxes);
-        assert_eq!(placed(&sol, "unit"), 5000);
-        // The tests build the engine optimised; it takes 0.1-0.3 s, so this leaves room for
-        // a loaded machine.
-        assert!(secs < 2.0, "{dims:?}: {secs:.2} s");
+        assert_eq!(sol.summary.total_packages, boxes, "{dims:?}");
+        assert_eq!(placed(&sol, "unit"), 5000, "{dims:?}");
     }
 }
