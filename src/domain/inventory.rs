@@ -9,7 +9,7 @@ use storage::tables::{
 };
 use storage::{abort, keys, Abort, AuditRecord, InventoryRecord, StockChange, Store, Tx, TxError};
 
-use super::events::{new_event, Shapes, INVENTORY_ADJUSTED, INVENTORY_LOW_STOCK};
+use super::events::{emit, Shapes, INVENTORY_ADJUSTED, INVENTORY_LOW_STOCK};
 use super::time_fmt::now_ms;
 
 const COUNT: &str = "inventory";
@@ -59,7 +59,7 @@ fn emit_adjusted(
     shapes: &dyn Shapes,
     now: i64,
 ) -> Result<(), storage::TxFail> {
-    tx.emit(new_event(INVENTORY_ADJUSTED, shapes.inventory(rec), now))?;
+    emit(tx, INVENTORY_ADJUSTED, now, || shapes.inventory(rec))?;
     Ok(())
 }
 
@@ -106,7 +106,7 @@ pub fn apply<E: From<InventoryError>>(
     tx.insert::<Inventory>(&rec.id, rec)?;
     emit_adjusted(tx, rec, shapes, now)?;
     if crossed_below {
-        tx.emit(new_event(INVENTORY_LOW_STOCK, shapes.inventory(rec), now))?;
+        emit(tx, INVENTORY_LOW_STOCK, now, || shapes.inventory(rec))?;
     }
     Ok(())
 }

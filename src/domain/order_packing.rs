@@ -14,7 +14,7 @@ use storage::{
     Store, TxError,
 };
 
-use super::events::{new_event, Shapes, ORDER_UPDATED, PACKAGE_CREATED};
+use super::events::{emit, Shapes, ORDER_UPDATED, PACKAGE_CREATED};
 use super::orders::{next_version, set_status};
 use super::time_fmt::now_ms;
 use crate::config::Units;
@@ -277,7 +277,7 @@ pub fn commit(
                 &(PackageStatus::Created.as_str().to_string(), rec.id),
                 &(),
             )?;
-            tx.emit(new_event(PACKAGE_CREATED, json, now))?;
+            emit(tx, PACKAGE_CREATED, now, || json)?;
             packages.push(rec);
         }
         tx.insert::<OrderPackages>(&id, &ids)?;
@@ -291,7 +291,7 @@ pub fn commit(
         order.pending_reason = None;
         order.updated_at_ms = next_version(&order, now);
         tx.insert::<Orders>(&id, &order)?;
-        tx.emit(new_event(ORDER_UPDATED, shapes.order(&order), now))?;
+        emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
         Ok(Packed::Done(order, packages))
     })
 }

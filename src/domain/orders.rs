@@ -16,7 +16,7 @@ use storage::{
 };
 
 use super::allocation::{self, Stock};
-use super::events::{new_event, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
+use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
 use super::order_search::OrderSearch;
 use super::time_fmt::now_ms;
@@ -286,7 +286,7 @@ pub fn create(
         bump(tx, count_key(Some(OrderStatus::Pending)), 1)?;
         // The order's claim to be packed, consumed by the transaction that packs it.
         tx.insert::<PackingJobs>(&id, &())?;
-        tx.emit(new_event(ORDER_CREATED, shapes.order(&order), now))?;
+        emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
         Ok(Created::New(order))
     })
 }
@@ -359,7 +359,7 @@ pub fn cancel(
         o.cancel_reason = reason.map(str::to_string);
         o.updated_at_ms = next_version(&o, now);
         tx.insert::<Orders>(&o.id, &o)?;
-        tx.emit(new_event(ORDER_CANCELLED, shapes.order(&o), now))?;
+        emit(tx, ORDER_CANCELLED, now, || shapes.order(&o))?;
         Ok((o, true))
     })
 }
@@ -426,7 +426,7 @@ pub fn update(
         } else {
             ORDER_UPDATED
         };
-        tx.emit(new_event(kind, shapes.order(&o), now))?;
+        emit(tx, kind, now, || shapes.order(&o))?;
         Ok(o)
     })
 }

@@ -11,7 +11,7 @@ use storage::{
 };
 
 use super::events::{
-    new_event, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
+    emit, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
 };
 use super::inventory::{self, Change, InventoryError};
 use super::order_packing::{bump, count_key};
@@ -142,10 +142,10 @@ pub(crate) fn advance(
     p.updated_at_ms = now.max(p.updated_at_ms + 1);
     tx.insert::<Packages>(&p.id, p)?;
     if ships {
-        tx.emit(new_event(PACKAGE_SHIPPED, shapes.package(p), now))?;
+        emit(tx, PACKAGE_SHIPPED, now, || shapes.package(p))?;
     }
     if delivered {
-        tx.emit(new_event(PACKAGE_DELIVERED, shapes.package(p), now))?;
+        emit(tx, PACKAGE_DELIVERED, now, || shapes.package(p))?;
     }
     if !ships && !delivered {
         return Ok(None);
@@ -171,11 +171,9 @@ pub(crate) fn advance(
             .iter()
             .filter_map(|s| s.tracking_number.clone())
             .collect();
-        tx.emit(new_event(
-            ORDER_SHIPPED,
-            shapes.order_shipped(&order, &tracking),
-            now,
-        ))?;
+        emit(tx, ORDER_SHIPPED, now, || {
+            shapes.order_shipped(&order, &tracking)
+        })?;
     }
     if order.status == OrderStatus::Shipped
         && siblings
@@ -186,7 +184,7 @@ pub(crate) fn advance(
         moved = true;
         order.updated_at_ms = next_version(&order, now);
         tx.insert::<Orders>(&order.id, &order)?;
-        tx.emit(new_event(ORDER_UPDATED, shapes.order(&order), now))?;
+        emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
     }
     Ok(moved.then_some(order))
 }

@@ -2,7 +2,9 @@
 //! engine. Every change of a delivery's schedule moves its `DeliveryQueue` entry in the
 //! same transaction, so the queue always matches the records, across crashes.
 
-use storage::tables::{Deliveries, DeliveriesByWebhook, DeliveryQueue, WebhookCursors, Webhooks};
+use storage::tables::{
+    Deliveries, DeliveriesByWebhook, DeliveryQueue, Meta, WebhookCursors, Webhooks,
+};
 use storage::{
     abort, Abort, Attempt, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail,
     WebhookRecord,
@@ -101,6 +103,27 @@ pub fn pending_delivery(
     }
 }
 
+/// Adds `delta` to the count of active subscriptions wanting each kind `rec` lists (see
+/// `domain::events::emit`): +1 when it is stored, -1 when that version goes.
+fn count_wanted(tx: &Tx<'_>, rec: &WebhookRecord, delta: i64) -> Result<(), TxFail> {
+    if !rec.is_active {
+        return Ok(());
+    }
+    for kind in &rec.events {
+        let key = storage::wanted_kind_key(kind);
+        let n = tx
+            .get::<Meta>(&key)?
+            .unwrap_or(0)
+            .saturating_add_signed(delta);
+        if n == 0 {
+            tx.remove::<Meta>(&key)?;
+        } else {
+            tx.insert::<Meta>(&key, &n)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn create(store: &Store, new: NewWebhook, now: i64) -> TxResult<WebhookRecord> {
     store.transact(|tx| {
         let rec = WebhookRecord {
@@ -114,6 +137,7 @@ pub fn create(store: &Store, new: NewWebhook, now: i64) -> TxResult<WebhookRecor
             updated_at_ms: now,
         };
         tx.insert::<Webhooks>(&rec.id, &rec)?;
+        count_wanted(tx, &rec, 1)?;
         // Fan-out to it starts after the events that existed before it.
         tx.insert::<WebhookCursors>(&rec.id, &(rec.created_seq + 1))?;
         ok(rec)
@@ -151,6 +175,7 @@ pub fn update(store: &Store, id: u128, patch: WebhookPatch, now: i64) -> TxResul
         let Some(mut rec) = tx.get::<Webhooks>(&id)? else {
             return abort(WebhookError::NotFound);
         };
+        count_wanted(tx, &rec, -1)?;
         if let Some(url) = &patch.url {
             rec.url = url.clone();
         }
@@ -165,6 +190,7 @@ pub fn update(store: &Store, id: u128, patch: WebhookPatch, now: i64) -> TxResul
         }
         rec.updated_at_ms = now;
         tx.insert::<Webhooks>(&id, &rec)?;
+        count_wanted(tx, &rec, 1)?;
         ok(rec)
     })
 }
@@ -178,6 +204,7 @@ pub fn delete(store: &Store, id: u128) -> TxResult<WebhookRecord> {
         };
         tx.remove::<Webhooks>(&id)?;
         tx.remove::<WebhookCursors>(&id)?;
+        count_wanted(tx, &rec, -1)?;
         ok(rec)
     })
 }

@@ -4,10 +4,11 @@
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::keys::Key;
+use crate::records::{wanted_kind_key, WebhookRecord};
 use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 4;
+pub const CURRENT: u32 = 5;
 
 const VERSION_KEY: &str = "schema_version";
 
@@ -17,6 +18,7 @@ const MIGRATIONS: &[(u32, Migration)] = &[
     (1, per_subscription_delivery_queue),
     (2, per_subscription_fan_out_cursor),
     (3, drop_orders_by_status),
+    (4, count_wanted_kinds),
 ];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
@@ -81,6 +83,28 @@ fn drop_orders_by_status(db: &sled::Db) -> Result<()> {
     Ok(())
 }
 
+/// 4 -> 5: events are stored only for kinds an active subscription lists, counted per
+/// kind in `Meta` (see [`wanted_kind_key`]); this writes the counts of the existing
+/// subscriptions. Re-running it after a crash writes the same counts.
+fn count_wanted_kinds(db: &sled::Db) -> Result<()> {
+    let hooks = db.open_tree(Webhooks::NAME)?;
+    let mut counts = std::collections::BTreeMap::<String, u64>::new();
+    for entry in hooks.iter().values() {
+        let hook: WebhookRecord = codec::decode(Webhooks::NAME, &entry?)?;
+        if hook.is_active {
+            for kind in hook.events {
+                *counts.entry(kind).or_default() += 1;
+            }
+        }
+    }
+    let meta = db.open_tree(Meta::NAME)?;
+    for (kind, n) in counts {
+        meta.insert(wanted_kind_key(&kind).encode(), codec::encode(&n))?;
+    }
+    db.flush()?;
+    Ok(())
+}
+
 /// Reads the stored version, refuses a newer one, runs pending migrations and records
 /// the current version.
 pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
@@ -108,6 +132,19 @@ pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hook(id: u128, events: &[&str], is_active: bool) -> WebhookRecord {
+        WebhookRecord {
+            id,
+            url: "https://wms.local/hook".into(),
+            events: events.iter().map(|e| e.to_string()).collect(),
+            secret: "0123456789abcdef".into(),
+            is_active,
+            created_seq: 1,
+            created_at_ms: 0,
+            updated_at_ms: 0,
+        }
+    }
 
     #[test]
     fn schema_1_delivery_queue_moves_to_per_subscription_keys() {
@@ -146,10 +183,14 @@ mod tests {
             codec::encode(&41u64),
         )
         .unwrap();
-        // Subscription values are not read by the migration: only their keys.
         let hooks = db.open_tree(Webhooks::NAME).unwrap();
         for id in [7u128, 9] {
-            hooks.insert(id.encode(), vec![0u8]).unwrap();
+            hooks
+                .insert(
+                    id.encode(),
+                    codec::encode(&hook(id, &["order.created"], true)),
+                )
+                .unwrap();
         }
         // A queued schema-2 delivery keeps its key.
         let queue = db.open_tree(DeliveryQueue::NAME).unwrap();
@@ -199,7 +240,9 @@ mod tests {
         old.insert(("pending".to_string(), 1u128).encode(), codec::encode(&()))
             .unwrap();
         let hooks = db.open_tree(Webhooks::NAME).unwrap();
-        hooks.insert(7u128.encode(), vec![0u8]).unwrap();
+        hooks
+            .insert(7u128.encode(), codec::encode(&hook(7, &[], true)))
+            .unwrap();
         assert_eq!(upgrade(&db, &meta).unwrap(), 3);
         let names = db.tree_names();
         assert!(!names
@@ -209,5 +252,40 @@ mod tests {
         // A crash before the version was written runs it again on a database without it.
         drop_orders_by_status(&db).unwrap();
         assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
+    }
+
+    #[test]
+    fn schema_4_counts_the_kinds_active_subscriptions_want() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let meta = db.open_tree(Meta::NAME).unwrap();
+        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&4u64))
+            .unwrap();
+        let hooks = db.open_tree(Webhooks::NAME).unwrap();
+        for h in [
+            hook(1, &["order.created", "order.updated"], true),
+            hook(2, &["order.created"], true),
+            hook(3, &["inventory.adjusted"], false),
+        ] {
+            hooks.insert(h.id.encode(), codec::encode(&h)).unwrap();
+        }
+        assert_eq!(upgrade(&db, &meta).unwrap(), 4);
+        let count = |kind: &str| -> Option<u64> {
+            meta.get(wanted_kind_key(kind).encode())
+                .unwrap()
+                .map(|v| codec::decode(Meta::NAME, &v).unwrap())
+        };
+        assert_eq!(count("order.created"), Some(2));
+        assert_eq!(count("order.updated"), Some(1));
+        assert_eq!(
+            count("inventory.adjusted"),
+            None,
+            "inactive subscriptions want nothing"
+        );
+        count_wanted_kinds(&db).unwrap();
+        assert_eq!(
+            count("order.created"),
+            Some(2),
+            "a re-run writes the same counts"
+        );
     }
 }

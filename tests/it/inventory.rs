@@ -10,7 +10,7 @@ use storage::tables::{Inventory, InventoryAudit, Outbox};
 use storage::OutboxEvent;
 use tokio::sync::mpsc;
 
-use crate::support::{assert_error, body, ChildServer, Server};
+use crate::support::{assert_error, body, sink_subscription, ChildServer, Server};
 
 async fn catalog(s: &Server, skus: &[&str], warehouses: &[&str]) {
     for sku in skus {
@@ -170,6 +170,7 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
     let s = Server::start().await;
+    s.subscribe_all().await;
     catalog(&s, &["MUG"], &["RNO"]).await;
     let rec = stock(&s, "MUG", "RNO", 5).await;
     let id = rec["id"].as_str().unwrap().to_string();
@@ -275,6 +276,7 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_adjustments_end_at_the_exact_sum_and_never_below_zero() {
     let s = Server::start().await;
+    s.subscribe_all().await;
     catalog(&s, &["MUG"], &["RNO"]).await;
     let id = stock(&s, "MUG", "RNO", 20).await["id"]
         .as_str()
@@ -342,6 +344,12 @@ async fn kill_9_during_adjustments_keeps_levels_and_events_of_every_acknowledged
             .json(&v)
             .send()
     };
+    // Events are stored only while a subscription wants them.
+    let st = post("/api/webhooks", sink_subscription())
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(st, 201);
     assert_eq!(
         post(
             "/api/products",

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use storage::tables::{Inventory, Orders, Outbox};
 use tokio::sync::mpsc;
 
-use crate::support::{assert_error, body, ChildServer, Server};
+use crate::support::{assert_error, body, sink_subscription, ChildServer, Server};
 
 fn addr() -> Value {
     json!({"name": "Ann", "line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"})
@@ -289,6 +289,7 @@ async fn external_id_makes_create_idempotent_and_refuses_other_requests() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
     let s = Server::start().await;
+    s.subscribe_all().await;
     // A has much MUG, but only B holds both MUG and CUP.
     setup(
         &s,
@@ -426,6 +427,7 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_moves_follow_the_machine_and_edits_need_pending() {
     let s = Server::start().await;
+    s.subscribe_all().await;
     setup(&s, &[("MUG", "A", 10)]).await;
     let (_, o) = body(
         s.post_json(
@@ -634,6 +636,12 @@ async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
             .json(&v)
             .send()
     };
+    // Events are stored only while a subscription wants them.
+    let st = post("/api/webhooks", sink_subscription())
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(st, 201);
     post(
         "/api/products",
         json!({"sku": "MUG", "name": "Mug", "price": 2}),
@@ -761,4 +769,61 @@ async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
         v["pagination"]["total"].as_u64().unwrap() >= 1,
         "search index rebuilt at start"
     );
+}
+
+/// An event is stored only while an active subscription lists its kind: nobody could
+/// ever receive the others (a subscription gets the events committed after it).
+#[tokio::test]
+async fn events_are_stored_only_while_an_active_subscription_lists_their_kind() {
+    let s = Server::start().await;
+    setup(&s, &[("MUG", "A", 100)]).await;
+    let kinds = |s: &Server| -> Vec<String> {
+        let mut k: Vec<String> = s
+            .store
+            .iter::<Outbox>()
+            .map(|r| r.unwrap().1.kind)
+            .collect();
+        k.sort();
+        k
+    };
+    let srv = &s;
+    let create = move |ext: &'static str| {
+        let body = order(ext, json!([{"sku": "MUG", "quantity": 1}]));
+        async move { srv.post("/api/orders", &body).await }
+    };
+    assert_eq!(create("E-1").await.0, 201);
+    assert!(kinds(&s).is_empty(), "no subscription: no event stored");
+
+    let (st, hook) = s
+        .post(
+            "/api/webhooks",
+            &json!({"url": "https://127.0.0.1:9/h", "events": ["order.created"],
+                    "secret": "0123456789abcdef-hook"}),
+        )
+        .await;
+    assert_eq!(st, 201, "{hook}");
+    let path = format!("/api/webhooks/{}", hook["id"].as_str().unwrap());
+    assert_eq!(create("E-2").await.0, 201);
+    assert_eq!(kinds(&s), ["order.created"], "only the kind it lists");
+
+    let patch = |v: Value| s.req(Method::PATCH, &path).json(&v).send();
+    assert_eq!(
+        patch(json!({"isActive": false})).await.unwrap().status(),
+        200
+    );
+    assert_eq!(create("E-3").await.0, 201);
+    assert_eq!(kinds(&s).len(), 1, "an inactive subscription wants nothing");
+
+    let both = json!({"isActive": true, "events": ["order.created", "inventory.adjusted"]});
+    assert_eq!(patch(both).await.unwrap().status(), 200);
+    assert_eq!(create("E-4").await.0, 201);
+    assert_eq!(
+        kinds(&s),
+        ["inventory.adjusted", "order.created", "order.created"]
+    );
+
+    let st = s.req(Method::DELETE, &path).send().await.unwrap().status();
+    assert!(st.is_success(), "{st}");
+    assert_eq!(create("E-5").await.0, 201);
+    assert_eq!(kinds(&s).len(), 3, "a deleted subscription wants nothing");
 }

@@ -142,6 +142,12 @@ impl Server {
         self.req(reqwest::Method::POST, path).json(body)
     }
 
+    /// Subscribes to every event kind (see [`sink_subscription`]), so events are stored.
+    pub async fn subscribe_all(&self) {
+        let (st, v) = self.post("/api/webhooks", &sink_subscription()).await;
+        assert_eq!(st, 201, "{v}");
+    }
+
     /// POSTs `body` with the test client's key; the status and the parsed answer.
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
         crate::support::body(self.post_json(path, body).send().await.unwrap()).await
@@ -226,6 +232,21 @@ pub fn assert_error(v: &Value, code: &str, field: Option<&str>) {
 }
 
 /// The real `fulfilld` binary as a child process.
+/// A subscription to every event kind at an address nothing listens on. Events are
+/// stored only while an active subscription lists their kind, so tests that read the
+/// outbox subscribe first; the sink's deliveries just fail and wait for their retries.
+pub fn sink_subscription() -> Value {
+    serde_json::json!({
+        "url": "https://127.0.0.1:9/events",
+        "events": [
+            "order.created", "order.updated", "order.cancelled", "order.shipped",
+            "package.created", "package.shipped", "package.delivered",
+            "inventory.adjusted", "inventory.low_stock"
+        ],
+        "secret": "sink-secret-0123456789",
+    })
+}
+
 pub struct ChildServer {
     pub child: Child,
     pub base: String,

@@ -3,6 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The `Meta` key counting the active subscriptions that list `kind`. An event is stored
+/// (and so can be delivered) only while its count is above zero; subscriptions keep it
+/// in the transactions that create, change and delete them.
+pub fn wanted_kind_key(kind: &str) -> String {
+    format!("webhooks_wanting:{kind}")
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct WebhookRecord {
     /// UUIDv7 as a big-endian integer: key order is creation order.
