@@ -64,6 +64,9 @@ impl Mirror {
         range: (Bound<&[u8]>, Bound<&[u8]>),
     ) -> Option<Vec<(IVec, IVec)>> {
         let map = self.table(table)?;
+        if is_empty_range(&range) {
+            return Some(Vec::new());
+        }
         let map = read(map);
         Some(
             map.range::<[u8], _>(range)
@@ -107,7 +110,55 @@ impl Mirror {
     }
 }
 
+/// Whether `range` can hold no key; `BTreeMap::range` panics on some of these (start
+/// after end, or equal and both excluded) where a scan should just find nothing.
+fn is_empty_range(range: &(Bound<&[u8]>, Bound<&[u8]>)) -> bool {
+    match *range {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
+            a >= b
+        }
+        _ => false,
+    }
+}
+
 fn read(map: &RwLock<Map>) -> std::sync::RwLockReadGuard<'_, Map> {
     // Only a panic inside `apply` poisons the lock, and it does no fallible work.
     map.read().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::tables::Outbox;
+
+    #[test]
+    fn empty_and_inverted_ranges_find_nothing_instead_of_panicking() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let trees: Vec<sled::Tree> = TABLE_NAMES
+            .iter()
+            .map(|n| db.open_tree(n).unwrap())
+            .collect();
+        trees[Products::INDEX].insert(b"b", &b"1"[..]).unwrap();
+        let mirror = Mirror::load(&trees).unwrap();
+        let t = Products::INDEX;
+        let (b, c): (&[u8], &[u8]) = (b"b", b"c");
+        use Bound::{Excluded, Included, Unbounded};
+        for range in [
+            (Included(c), Included(b)),
+            (Excluded(b), Excluded(b)),
+            (Included(b), Excluded(b)),
+        ] {
+            assert_eq!(mirror.range(t, range), Some(Vec::new()), "{range:?}");
+        }
+        let hit = mirror.range(t, (Included(b), Included(b))).unwrap();
+        assert_eq!(hit.len(), 1);
+        assert_eq!(mirror.range(t, (Unbounded, Excluded(b))), Some(Vec::new()));
+        assert_eq!(
+            mirror.range(Outbox::INDEX, (Unbounded, Unbounded)),
+            None,
+            "not mirrored"
+        );
+    }
 }
