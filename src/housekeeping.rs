@@ -1,6 +1,7 @@
 //! Periodic upkeep that no request waits for: pruning idempotency records past their TTL
-//! and delivered or failed webhook deliveries past their retention (hourly), refreshing the database size that `/health` reports and
-//! returning free heap to the kernel (every minute).
+//! and delivered or failed webhook deliveries past their retention (hourly), outbox events
+//! every subscription has taken (every ten minutes), refreshing the database size that
+//! `/health` reports and returning free heap to the kernel (every minute).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +22,22 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
         // the kernel: ~20 MB of resident memory at a million orders, a few ms of work.
         let _ = tokio::task::spawn_blocking(crate::memory::trim).await;
         minutes += 1;
+        if minutes % 10 == 0 {
+            // Fan-out keeps up within seconds; every ten minutes keeps the outbox small
+            // without adding deletes to every burst of orders.
+            let store = app.store.clone();
+            match tokio::task::spawn_blocking(move || {
+                crate::webhooks::dispatch::prune_fanned_out(&store)
+            })
+            .await
+            {
+                Ok(Ok(n)) if n > 0 => {
+                    tracing::info!(removed = n, "pruned fanned-out outbox events")
+                }
+                Ok(Err(e)) => tracing::warn!(error = %e, "pruning fanned-out outbox events failed"),
+                _ => {}
+            }
+        }
         if minutes % 60 != 1 {
             continue;
         }

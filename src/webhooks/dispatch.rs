@@ -217,6 +217,51 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
     }
 }
 
+/// Removes the outbox events every subscription's cursor has passed: each one became its
+/// deliveries (which carry their own copy of the envelope) or was not for that
+/// subscription, and a subscription created later starts after it. Without this, events
+/// would stay for the whole retention although nothing reads them again. The newest key
+/// is read before the cursors: a subscription not visible yet was committed after that
+/// event (batches are applied in commit order), so its cursor starts past it.
+pub fn prune_fanned_out(store: &Store) -> storage::Result<usize> {
+    let newest = match store.keys::<Outbox>().next_back() {
+        Some(k) => k?,
+        None => return Ok(0),
+    };
+    let mut bound = newest + 1;
+    for cursor in store.iter::<WebhookCursors>() {
+        bound = bound.min(cursor?.1);
+    }
+    let mut removed = 0;
+    loop {
+        let chunk = store
+            .keys::<Outbox>()
+            .take_while(|k| k.as_ref().map_or(true, |seq| *seq < bound))
+            .take(PRUNE_CHUNK)
+            .collect::<storage::Result<Vec<u64>>>()?;
+        if chunk.is_empty() {
+            return Ok(removed);
+        }
+        let n = chunk.len();
+        store
+            .transact(|tx| {
+                for seq in &chunk {
+                    tx.remove::<Outbox>(seq)?;
+                }
+                Ok::<_, storage::Abort<()>>(())
+            })
+            .map_err(|e| match e {
+                storage::TxError::Storage(e) => e,
+                storage::TxError::Aborted(()) => storage::Error::Flush("pruning aborted".into()),
+            })?;
+        store.durable_blocking()?;
+        removed += n;
+        if n < PRUNE_CHUNK {
+            return Ok(removed);
+        }
+    }
+}
+
 fn warn_lagging(cursors: &[u64], last_removed: Option<u64>) {
     let Some(last) = last_removed else { return };
     let lagging = cursors.iter().filter(|&&c| c <= last).count();
@@ -232,7 +277,7 @@ fn warn_lagging(cursors: &[u64], last_removed: Option<u64>) {
 mod tests {
     use super::*;
     use crate::domain::events::new_event;
-    use crate::webhooks::store::{create, record_attempts, Finished, NewWebhook, Outcome};
+    use crate::webhooks::store::{create, delete, record_attempts, Finished, NewWebhook, Outcome};
     use storage::tables::DeliveriesByWebhook;
     use storage::Attempt;
 
@@ -280,6 +325,66 @@ mod tests {
         while fan_out(store, backlog).unwrap() > 0 {
             store.durable_blocking().unwrap();
         }
+    }
+
+    fn outbox(store: &Store) -> Vec<u64> {
+        store.keys::<Outbox>().map(|k| k.unwrap()).collect()
+    }
+
+    /// Marks every queued delivery of `id` delivered, as the engine would.
+    fn deliver_all(store: &Store, id: u128) -> usize {
+        let done: Vec<Finished> = queued(store, id)
+            .into_iter()
+            .map(|(_, due, delivery_id)| Finished {
+                delivery_id,
+                due_ms: due as i64,
+                outcome: Outcome::Delivered(Attempt {
+                    at_ms: 1,
+                    status_code: Some(200),
+                    latency_ms: 1,
+                    error: None,
+                }),
+            })
+            .collect();
+        let n = record_attempts(store, &done, &[], 1).unwrap();
+        store.durable_blocking().unwrap();
+        n
+    }
+
+    #[test]
+    fn events_every_subscription_has_taken_are_pruned_and_the_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        // No subscription: nothing can ever read these.
+        emit(&store, 30, |i| i as i64);
+        assert_eq!(prune_fanned_out(&store).unwrap(), 30);
+        assert!(outbox(&store).is_empty());
+
+        let (slow, fast) = (subscribe(&store), subscribe(&store));
+        emit(&store, 20, |i| i as i64);
+        let seqs = outbox(&store);
+        fan_out_all(&store, 8);
+        // Both took 8 (their backlog bound): only those 8 go.
+        assert_eq!(prune_fanned_out(&store).unwrap(), 8);
+        assert_eq!(outbox(&store), seqs[8..]);
+        // The fast one takes 8 more; the slow one still holds the rest in place.
+        assert_eq!(deliver_all(&store, fast), 8);
+        fan_out_all(&store, 8);
+        assert_eq!(prune_fanned_out(&store).unwrap(), 0);
+        assert_eq!(outbox(&store), seqs[8..]);
+        // Once the slow one is gone, what the fast one took goes too.
+        delete(&store, slow).unwrap();
+        store.durable_blocking().unwrap();
+        assert_eq!(prune_fanned_out(&store).unwrap(), 8);
+        assert_eq!(outbox(&store), seqs[16..]);
+        // Nothing was lost for the subscription that remains.
+        for _ in 0..3 {
+            deliver_all(&store, fast);
+            fan_out_all(&store, 8);
+        }
+        assert_eq!(stored(&store, fast), 20);
+        assert_eq!(prune_fanned_out(&store).unwrap(), 4);
+        assert!(outbox(&store).is_empty());
     }
 
     #[test]
