@@ -160,6 +160,22 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
 /// Keys removed per pruning transaction, to keep commit batches small.
 const PRUNE_CHUNK: usize = 1000;
 
+/// Removes one chunk of outbox events in one transaction and waits until it is durable.
+fn remove_events(store: &Store, seqs: &[u64]) -> storage::Result<()> {
+    store
+        .transact(|tx| {
+            for seq in seqs {
+                tx.remove::<Outbox>(seq)?;
+            }
+            Ok::<_, storage::Abort<()>>(())
+        })
+        .map_err(|e| match e {
+            storage::TxError::Storage(e) => e,
+            storage::TxError::Aborted(()) => storage::Error::Flush("pruning aborted".into()),
+        })?;
+    store.durable_blocking()
+}
+
 /// Removes outbox events older than `cutoff_ms` (the delivery retention), oldest
 /// first; stops at the first one that must stay. Without it the outbox would grow for
 /// the life of the appliance.
@@ -197,18 +213,7 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
         }
         let n = chunk.len();
         last_removed = chunk.last().copied();
-        store
-            .transact(|tx| {
-                for seq in &chunk {
-                    tx.remove::<Outbox>(seq)?;
-                }
-                Ok::<_, storage::Abort<()>>(())
-            })
-            .map_err(|e| match e {
-                storage::TxError::Storage(e) => e,
-                storage::TxError::Aborted(()) => storage::Error::Flush("pruning aborted".into()),
-            })?;
-        store.durable_blocking()?;
+        remove_events(store, &chunk)?;
         removed += n;
         if n < PRUNE_CHUNK {
             warn_lagging(&cursors, last_removed);
@@ -243,18 +248,7 @@ pub fn prune_fanned_out(store: &Store) -> storage::Result<usize> {
             return Ok(removed);
         }
         let n = chunk.len();
-        store
-            .transact(|tx| {
-                for seq in &chunk {
-                    tx.remove::<Outbox>(seq)?;
-                }
-                Ok::<_, storage::Abort<()>>(())
-            })
-            .map_err(|e| match e {
-                storage::TxError::Storage(e) => e,
-                storage::TxError::Aborted(()) => storage::Error::Flush("pruning aborted".into()),
-            })?;
-        store.durable_blocking()?;
+        remove_events(store, &chunk)?;
         removed += n;
         if n < PRUNE_CHUNK {
             return Ok(removed);
@@ -331,20 +325,25 @@ mod tests {
         store.keys::<Outbox>().map(|k| k.unwrap()).collect()
     }
 
+    /// A first attempt that succeeded, as the engine records it.
+    fn success(delivery_id: u128, due: u64) -> Finished {
+        Finished {
+            delivery_id,
+            due_ms: due as i64,
+            outcome: Outcome::Delivered(Attempt {
+                at_ms: 1,
+                status_code: Some(200),
+                latency_ms: 1,
+                error: None,
+            }),
+        }
+    }
+
     /// Marks every queued delivery of `id` delivered, as the engine would.
     fn deliver_all(store: &Store, id: u128) -> usize {
         let done: Vec<Finished> = queued(store, id)
             .into_iter()
-            .map(|(_, due, delivery_id)| Finished {
-                delivery_id,
-                due_ms: due as i64,
-                outcome: Outcome::Delivered(Attempt {
-                    at_ms: 1,
-                    status_code: Some(200),
-                    latency_ms: 1,
-                    error: None,
-                }),
-            })
+            .map(|(_, due, delivery_id)| success(delivery_id, due))
             .collect();
         let n = record_attempts(store, &done, &[], 1).unwrap();
         store.durable_blocking().unwrap();
@@ -400,21 +399,7 @@ mod tests {
         // stay queued (a dead endpoint waiting for its retries).
         let mut delivered = 0;
         for _ in 0..10 {
-            let done: Vec<Finished> = queued(&store, live)
-                .into_iter()
-                .map(|(_, due, delivery_id)| Finished {
-                    delivery_id,
-                    due_ms: due as i64,
-                    outcome: Outcome::Delivered(Attempt {
-                        at_ms: 1,
-                        status_code: Some(200),
-                        latency_ms: 1,
-                        error: None,
-                    }),
-                })
-                .collect();
-            delivered += record_attempts(&store, &done, &[], 1).unwrap();
-            store.durable_blocking().unwrap();
+            delivered += deliver_all(&store, live);
             fan_out_all(&store, 8);
         }
         assert_eq!(delivered, 40);
@@ -428,17 +413,7 @@ mod tests {
         assert_eq!(cursor, seqs[7] + 1);
         // Room again: it goes on exactly where it stopped, each event once.
         for (_, due, delivery_id) in queued(&store, stuck) {
-            let f = Finished {
-                delivery_id,
-                due_ms: due as i64,
-                outcome: Outcome::Delivered(Attempt {
-                    at_ms: 1,
-                    status_code: Some(200),
-                    latency_ms: 1,
-                    error: None,
-                }),
-            };
-            record_attempts(&store, &[f], &[], 1).unwrap();
+            record_attempts(&store, &[success(delivery_id, due)], &[], 1).unwrap();
         }
         store.durable_blocking().unwrap();
         fan_out_all(&store, 100);

@@ -1,8 +1,9 @@
 //! Exact in-memory copies of the catalog tables that every order line reads (products,
 //! inventory, warehouses and the counters in `Meta`), so creating an order never waits on
-//! sled's page cache, whatever its size. The cost is about 1 KB per product with two
-//! inventory records, paid only by large catalogs, where sled's cache would need it too. Loaded once at open, then kept equal to sled by
-//! the commit thread, which applies each batch here right after sled.
+//! sled's page cache, whatever its size. Loaded once at open, then kept equal to sled by
+//! the commit thread, which applies each batch here right after sled. The cost is about
+//! 1 KB per product with two inventory records: large catalogs only, where sled's cache
+//! would have needed that memory to be fast anyway.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;

@@ -231,22 +231,18 @@ pub fn assert_error(v: &Value, code: &str, field: Option<&str>) {
     }
 }
 
-/// The real `fulfilld` binary as a child process.
 /// A subscription to every event kind at an address nothing listens on. Events are
 /// stored only while an active subscription lists their kind, so tests that read the
 /// outbox subscribe first; the sink's deliveries just fail and wait for their retries.
 pub fn sink_subscription() -> Value {
     serde_json::json!({
         "url": "https://127.0.0.1:9/events",
-        "events": [
-            "order.created", "order.updated", "order.cancelled", "order.shipped",
-            "package.created", "package.shipped", "package.delivered",
-            "inventory.adjusted", "inventory.low_stock"
-        ],
+        "events": fulfilld::domain::events::KINDS,
         "secret": "sink-secret-0123456789",
     })
 }
 
+/// The real `fulfilld` binary as a child process.
 pub struct ChildServer {
     pub child: Child,
     pub base: String,
