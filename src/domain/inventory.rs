@@ -9,6 +9,7 @@ use storage::tables::{
 };
 use storage::{abort, keys, Abort, AuditRecord, InventoryRecord, StockChange, Store, Tx, TxError};
 
+use super::counters::bump;
 use super::events::{emit, Shapes, INVENTORY_ADJUSTED, INVENTORY_LOW_STOCK};
 use super::time_fmt::now_ms;
 
@@ -111,11 +112,6 @@ pub fn apply<E: From<InventoryError>>(
     Ok(())
 }
 
-fn bump(tx: &Tx<'_>, key: String) -> Result<(), storage::TxFail> {
-    let n = tx.get::<Meta>(&key)?.unwrap_or(0);
-    tx.insert::<Meta>(&key, &(n + 1))
-}
-
 pub fn create(
     store: &Store,
     new: &NewInventory,
@@ -158,8 +154,8 @@ pub fn create(
         tx.insert::<InventoryByPair>(&pair, &id)?;
         tx.insert::<InventoryBySku>(&(new.sku.clone(), id), &())?;
         tx.insert::<InventoryByWarehouse>(&(new.warehouse_id.clone(), id), &())?;
-        bump(tx, COUNT.to_string())?;
-        bump(tx, warehouse_count_key(&new.warehouse_id))?;
+        bump(tx, COUNT, 1)?;
+        bump(tx, &warehouse_count_key(&new.warehouse_id), 1)?;
         let change = Change {
             kind: StockChange::Created,
             on_hand_delta: new.on_hand,

@@ -2,6 +2,7 @@
 //! the storage transactions that apply changes. Knows no JSON shapes or status codes.
 
 pub mod allocation;
+mod counters;
 pub mod events;
 pub mod inbound;
 pub mod inventory;

@@ -7,15 +7,15 @@
 use std::collections::BTreeMap;
 
 use storage::tables::{
-    Meta, OrderPackages, Orders, Packages, PackagesByStatus, PackingJobs, Products, Warehouses,
+    OrderPackages, Orders, Packages, PackagesByStatus, PackingJobs, Products, Warehouses,
 };
 use storage::{
     OrderRecord, OrderStatus, PackageItemRecord, PackageRecord, PackageStatus, PlacementRecord,
     Store, TxError,
 };
 
+use super::counters::{bump, next_version, package_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_UPDATED, PACKAGE_CREATED};
-use super::orders::{next_version, set_status};
 use super::time_fmt::now_ms;
 use crate::config::Units;
 
@@ -198,19 +198,6 @@ pub fn plan(store: &Store, order: &OrderRecord, units: Units) -> storage::Result
     Ok(Ok(planned))
 }
 
-/// The counter key of packages (all, or of one status).
-pub(crate) fn count_key(status: Option<PackageStatus>) -> String {
-    match status {
-        Some(s) => format!("packages:{}", s.as_str()),
-        None => "packages".to_string(),
-    }
-}
-
-pub(crate) fn bump(tx: &storage::Tx<'_>, key: String, delta: i64) -> Result<(), storage::TxFail> {
-    let n = tx.get::<Meta>(&key)?.unwrap_or(0);
-    tx.insert::<Meta>(&key, &n.saturating_add_signed(delta))
-}
-
 /// Stores the outcome of [`plan`] for order `id` if the order still holds its packing job
 /// and is pending: the packages, the order to `processing` and the events; or, for a
 /// failed plan, the reason on the order. Either way the job is consumed.
@@ -266,7 +253,7 @@ pub fn commit(
         }
         if let Err(reason) = plan {
             order.pending_reason = Some(reason.clone());
-            order.updated_at_ms = next_version(&order, now);
+            order.updated_at_ms = next_version(order.updated_at_ms, now);
             tx.insert::<Orders>(&id, &order)?;
             return Ok(Packed::Failed(order));
         }
@@ -281,15 +268,15 @@ pub fn commit(
             packages.push(rec);
         }
         tx.insert::<OrderPackages>(&id, &ids)?;
-        bump(tx, count_key(None), ids.len() as i64)?;
+        bump(tx, &package_count(None), ids.len() as i64)?;
         bump(
             tx,
-            count_key(Some(PackageStatus::Created)),
+            &package_count(Some(PackageStatus::Created)),
             ids.len() as i64,
         )?;
-        set_status(tx, &mut order, OrderStatus::Processing)?;
+        set_order_status(tx, &mut order, OrderStatus::Processing)?;
         order.pending_reason = None;
-        order.updated_at_ms = next_version(&order, now);
+        order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&id, &order)?;
         emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
         Ok(Packed::Done(order, packages))

@@ -7,15 +7,15 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 use storage::tables::{
-    Inventory, InventoryBySku, Meta, Orders, OrdersByExternalId, PackingJobs, Products,
-    ProductsBySku,
+    Inventory, InventoryBySku, Orders, OrdersByExternalId, PackingJobs, Products, ProductsBySku,
 };
 use storage::{
     abort, keys, AddressRecord, Allocation, OrderLine, OrderRecord, OrderStatus, StockChange,
-    Store, Tx, TxError, TxFail,
+    Store, Tx, TxError,
 };
 
 use super::allocation::{self, Stock};
+use super::counters::{bump, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
 use super::order_search::OrderSearch;
@@ -90,25 +90,6 @@ pub enum Created {
 pub fn request_hash(o: &NewOrder) -> Vec<u8> {
     let canonical = serde_json::to_vec(o).expect("plain struct serializes");
     Sha256::digest(canonical).to_vec()
-}
-
-fn count_key(status: Option<OrderStatus>) -> String {
-    match status {
-        Some(s) => format!("orders:{}", s.as_str()),
-        None => "orders".to_string(),
-    }
-}
-
-fn bump(tx: &Tx<'_>, key: String, delta: i64) -> Result<(), TxFail> {
-    let n = tx.get::<Meta>(&key)?.unwrap_or(0);
-    tx.insert::<Meta>(&key, &n.saturating_add_signed(delta))
-}
-
-pub(crate) fn set_status(tx: &Tx<'_>, o: &mut OrderRecord, to: OrderStatus) -> Result<(), TxFail> {
-    bump(tx, count_key(Some(o.status)), -1)?;
-    bump(tx, count_key(Some(to)), 1)?;
-    o.status = to;
-    Ok(())
 }
 
 /// Edges of the status machine that PATCH may take (cancellation included).
@@ -282,8 +263,8 @@ pub fn create(
         };
         tx.insert::<Orders>(&id, &order)?;
         tx.insert::<OrdersByExternalId>(&order.external_id, &id)?;
-        bump(tx, count_key(None), 1)?;
-        bump(tx, count_key(Some(OrderStatus::Pending)), 1)?;
+        bump(tx, &order_count(None), 1)?;
+        bump(tx, &order_count(Some(OrderStatus::Pending)), 1)?;
         // The order's claim to be packed, consumed by the transaction that packs it.
         tx.insert::<PackingJobs>(&id, &())?;
         emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
@@ -293,12 +274,6 @@ pub fn create(
 
 pub fn get(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
     store.get::<Orders>(&id)
-}
-
-/// The `updated_at_ms` of a write of `o`: `now`, but always after the previous write,
-/// because it is the record's version (rendered orders are cached under it).
-pub(crate) fn next_version(o: &OrderRecord, now: i64) -> i64 {
-    now.max(o.updated_at_ms + 1)
 }
 
 /// Releases every reservation of `o` (inside the caller's transaction).
@@ -355,9 +330,9 @@ pub fn cancel(
         }
         super::packages::void_for_cancel(tx, o.id, || OrderError::PackageShipped, now)?;
         release(tx, &o, client_id, shapes, now)?;
-        set_status(tx, &mut o, OrderStatus::Cancelled)?;
+        set_order_status(tx, &mut o, OrderStatus::Cancelled)?;
         o.cancel_reason = reason.map(str::to_string);
-        o.updated_at_ms = next_version(&o, now);
+        o.updated_at_ms = next_version(o.updated_at_ms, now);
         tx.insert::<Orders>(&o.id, &o)?;
         emit(tx, ORDER_CANCELLED, now, || shapes.order(&o))?;
         Ok((o, true))
@@ -417,9 +392,9 @@ pub fn update(
                 release(tx, &o, client_id, shapes, now)?;
                 cancelled = true;
             }
-            set_status(tx, &mut o, to)?;
+            set_order_status(tx, &mut o, to)?;
         }
-        o.updated_at_ms = next_version(&o, now);
+        o.updated_at_ms = next_version(o.updated_at_ms, now);
         tx.insert::<Orders>(&o.id, &o)?;
         let kind = if cancelled {
             ORDER_CANCELLED

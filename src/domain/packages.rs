@@ -10,12 +10,11 @@ use storage::{
     TxError,
 };
 
+use super::counters::{bump, next_version, package_count, set_order_status};
 use super::events::{
     emit, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
 };
 use super::inventory::{self, Change, InventoryError};
-use super::order_packing::{bump, count_key};
-use super::orders::{next_version, set_status};
 use super::time_fmt::now_ms;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,8 +74,8 @@ fn set_package_status(
     }
     tx.remove::<PackagesByStatus>(&(p.status.as_str().to_string(), p.id))?;
     tx.insert::<PackagesByStatus>(&(to.as_str().to_string(), p.id), &())?;
-    bump(tx, count_key(Some(p.status)), -1)?;
-    bump(tx, count_key(Some(to)), 1)?;
+    bump(tx, &package_count(Some(p.status)), -1)?;
+    bump(tx, &package_count(Some(to)), 1)?;
     p.status = to;
     if rank(to) > rank(p.progress) {
         p.progress = to;
@@ -139,7 +138,7 @@ pub(crate) fn advance(
     if delivered {
         p.delivered_at_ms = Some(now);
     }
-    p.updated_at_ms = now.max(p.updated_at_ms + 1);
+    p.updated_at_ms = next_version(p.updated_at_ms, now);
     tx.insert::<Packages>(&p.id, p)?;
     if ships {
         emit(tx, PACKAGE_SHIPPED, now, || shapes.package(p))?;
@@ -163,9 +162,9 @@ pub(crate) fn advance(
     }
     let mut moved = false;
     if order.status == OrderStatus::Processing && siblings.iter().all(|s| shipped(s.progress)) {
-        set_status(tx, &mut order, OrderStatus::Shipped)?;
+        set_order_status(tx, &mut order, OrderStatus::Shipped)?;
         moved = true;
-        order.updated_at_ms = next_version(&order, now);
+        order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&order.id, &order)?;
         let tracking: Vec<String> = siblings
             .iter()
@@ -180,9 +179,9 @@ pub(crate) fn advance(
             .iter()
             .all(|s| s.progress == PackageStatus::Delivered)
     {
-        set_status(tx, &mut order, OrderStatus::Delivered)?;
+        set_order_status(tx, &mut order, OrderStatus::Delivered)?;
         moved = true;
-        order.updated_at_ms = next_version(&order, now);
+        order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&order.id, &order)?;
         emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
     }
@@ -252,7 +251,7 @@ pub fn void_for_cancel<E>(
     }
     for mut p in packages {
         set_package_status(tx, &mut p, PackageStatus::Voided)?;
-        p.updated_at_ms = now.max(p.updated_at_ms + 1);
+        p.updated_at_ms = next_version(p.updated_at_ms, now);
         tx.insert::<Packages>(&p.id, &p)?;
     }
     Ok(())
@@ -302,7 +301,7 @@ pub fn list(
                 .take(limit)
                 .map(|k| k.map(|(_, id)| id))
                 .collect::<storage::Result<_>>()?,
-            store.get::<Meta>(&count_key(Some(s)))?.unwrap_or(0),
+            store.get::<Meta>(&package_count(Some(s)))?.unwrap_or(0),
         ),
         (None, None) => (
             store
@@ -311,7 +310,7 @@ pub fn list(
                 .skip(offset)
                 .take(limit)
                 .collect::<storage::Result<_>>()?,
-            store.get::<Meta>(&count_key(None))?.unwrap_or(0),
+            store.get::<Meta>(&package_count(None))?.unwrap_or(0),
         ),
     };
     let mut page = Vec::with_capacity(ids.len());

@@ -3,9 +3,10 @@
 //! [`ProductIndex`] that every committed write updates and list pages read.
 
 use rust_decimal::Decimal;
-use storage::tables::{Meta, Products, ProductsBySku, ProductsLive};
+use storage::tables::{Products, ProductsBySku, ProductsLive};
 use storage::{abort, Dimensions, Hazmat, Orientation, ProductRecord, Store, TxError};
 
+use super::counters::{bump, next_version};
 use super::product_index::ProductIndex;
 use super::time_fmt::now_ms;
 
@@ -51,18 +52,6 @@ pub enum ProductError {
     CostWithoutCurrency,
 }
 
-fn bump_live(tx: &storage::Tx<'_>, delta: i64) -> Result<(), storage::TxFail> {
-    let key = LIVE_COUNT.to_string();
-    let n = tx.get::<Meta>(&key)?.unwrap_or(0);
-    tx.insert::<Meta>(&key, &n.saturating_add_signed(delta))
-}
-
-/// The `updated_at_ms` of a write of `rec`: `now`, but always after the previous write,
-/// because it is the record's version (rendered products are cached under it).
-fn next_version(rec: &ProductRecord, now: i64) -> i64 {
-    now.max(rec.updated_at_ms + 1)
-}
-
 pub fn create(
     store: &Store,
     index: &ProductIndex,
@@ -96,7 +85,7 @@ pub fn create(
         tx.insert::<Products>(&rec.id, &rec)?;
         tx.insert::<ProductsBySku>(&rec.sku, &rec.id)?;
         tx.insert::<ProductsLive>(&rec.id, &())?;
-        bump_live(tx, 1)?;
+        bump(tx, LIVE_COUNT, 1)?;
         Ok(())
     })?;
     index.upsert(&rec);
@@ -141,7 +130,7 @@ pub fn update(
         if rec.unit_cost.is_some() != rec.cost_currency.is_some() {
             return abort(ProductError::CostWithoutCurrency);
         }
-        rec.updated_at_ms = next_version(&rec, now);
+        rec.updated_at_ms = next_version(rec.updated_at_ms, now);
         tx.insert::<Products>(&rec.id, &rec)?;
         Ok(rec)
     })?;
@@ -196,12 +185,12 @@ pub fn delete(
         else {
             return abort(ProductError::NotFound);
         };
-        rec.updated_at_ms = next_version(&rec, now);
+        rec.updated_at_ms = next_version(rec.updated_at_ms, now);
         rec.deleted_at_ms = Some(rec.updated_at_ms);
         tx.insert::<Products>(&rec.id, &rec)?;
         tx.remove::<ProductsBySku>(&rec.sku)?;
         tx.remove::<ProductsLive>(&rec.id)?;
-        bump_live(tx, -1)?;
+        bump(tx, LIVE_COUNT, -1)?;
         Ok(rec)
     })?;
     index.upsert(&rec);

@@ -4,6 +4,7 @@
 use storage::tables::{Meta, Warehouses, WarehousesByCreation};
 use storage::{abort, AddressRecord, BoxRecord, Store, TxError, WarehouseRecord};
 
+use super::counters::bump;
 use super::time_fmt::now_ms;
 
 const COUNT: &str = "warehouses";
@@ -51,8 +52,7 @@ pub fn create(store: &Store, w: &NewWarehouse) -> Result<WarehouseRecord, TxErro
         }
         tx.insert::<Warehouses>(&rec.id, &rec)?;
         tx.insert::<WarehousesByCreation>(&rec.created_key, &rec.id)?;
-        let n = tx.get::<Meta>(&COUNT.to_string())?.unwrap_or(0);
-        tx.insert::<Meta>(&COUNT.to_string(), &(n + 1))?;
+        bump(tx, COUNT, 1)?;
         Ok(())
     })?;
     Ok(rec)
