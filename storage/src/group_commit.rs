@@ -11,7 +11,8 @@ use tokio::sync::watch;
 
 use crate::error::{Error, Result, TxError};
 use crate::mirror::Mirror;
-use crate::txn::{self, Abort, Layers, Tx, WriteSet};
+use crate::txn::{self, Abort, Layers, Tx};
+use crate::write_set::{self, WriteSet};
 
 /// How large the open batch may grow before `transact` waits for the committer. A
 /// closure runs only while the batch is below both limits, so a batch exceeds them by at
@@ -350,7 +351,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
         };
         let applied = match inject {
             Some(msg) => Err(Error::Engine(msg)),
-            None => txn::apply(trees, &batch),
+            None => write_set::apply(trees, &batch),
         };
         match &applied {
             // Before `committing` goes, so a closure never reads the mirror without it.

@@ -23,6 +23,7 @@ pub mod records;
 mod schema;
 pub mod tables;
 mod txn;
+mod write_set;
 
 use std::fs::File;
 use std::ops::RangeBounds;

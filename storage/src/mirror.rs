@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::tables::{
     Inventory, InventoryBySku, Meta, Products, ProductsBySku, Table, Warehouses, TABLE_NAMES,
 };
-use crate::txn::WriteSet;
+use crate::write_set::WriteSet;
 
 /// Tables held in memory. They stay small next to orders and their history: one record
 /// per product, per (SKU, warehouse) and per warehouse, and a few dozen counters.
