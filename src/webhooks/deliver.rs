@@ -143,14 +143,13 @@ fn chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-pub(super) struct Shared {
-    pub(super) store: Store,
+struct Shared {
+    store: Store,
     sender: Sender,
-    pub(super) handle: Handle,
-    pub(super) delays: Vec<Duration>,
-    /// Deliveries whose attempt runs now or whose result is not yet durable: their
-    /// queue entry stays until the result is recorded, and must not be picked twice.
-    pub(super) in_flight: Mutex<HashSet<u128>>,
+    handle: Handle,
+    /// Deliveries whose attempt runs now or whose result is not yet durable (shared with
+    /// the recorder, which removes them).
+    in_flight: Arc<Mutex<HashSet<u128>>>,
     /// Finished attempts go to the recorder (`record.rs`).
     recorder: mpsc::Sender<Finished>,
 }
@@ -165,15 +164,23 @@ pub async fn run(
     mut shutdown: Shutdown,
 ) {
     let (recorder, finished) = mpsc::channel(record::CHANNEL);
+    let in_flight = Arc::new(Mutex::new(HashSet::new()));
+    let recording = tokio::spawn(record::run(
+        record::Recording {
+            store: store.clone(),
+            handle: handle.clone(),
+            delays,
+            in_flight: Arc::clone(&in_flight),
+        },
+        finished,
+    ));
     let shared = Arc::new(Shared {
         store,
         sender,
         handle,
-        delays,
-        in_flight: Mutex::new(HashSet::new()),
+        in_flight,
         recorder,
     });
-    let recording = tokio::spawn(record::run(Arc::clone(&shared), finished));
     let global = Arc::new(Semaphore::new(GLOBAL_CONCURRENCY));
     let mut per_hook: HashMap<u128, Arc<Semaphore>> = HashMap::new();
     let mut tasks = JoinSet::new();

@@ -14,12 +14,15 @@
 //! crash before the batch is durable leaves the queue entries: those deliveries are
 //! sent again (at least once, same id and bytes).
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use storage::Store;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::deliver::Shared;
 use super::store::{record_attempts, Finished};
+use super::Handle;
 use crate::domain::time_fmt::now_ms;
 
 /// Outcomes waiting for the recorder; a full channel makes attempts wait (holding
@@ -30,8 +33,19 @@ const BATCH: usize = 512;
 /// Batches recorded but not yet confirmed durable, at most.
 const OUTSTANDING: usize = 4;
 
+/// What the recorder shares with the scheduler.
+pub(super) struct Recording {
+    pub store: Store,
+    pub handle: Handle,
+    pub delays: Vec<Duration>,
+    /// Deliveries whose attempt runs now or whose result is not yet durable: their
+    /// queue entry stays until the result is recorded, and must not be picked twice.
+    pub in_flight: Arc<Mutex<HashSet<u128>>>,
+}
+
 /// Runs until the sending side is dropped (the engine stopped).
-pub(super) async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Finished>) {
+pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
+    let shared = Arc::new(shared);
     let outstanding = Arc::new(Semaphore::new(OUTSTANDING));
     let mut batch = Vec::with_capacity(BATCH);
     loop {
