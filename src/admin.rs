@@ -3,7 +3,6 @@
 //! running server, since sled lets only one process open the database.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,6 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
 use crate::clients::ClientService;
-use crate::http::App;
 use crate::shutdown::Shutdown;
 
 pub const SOCKET: &str = "admin.sock";
@@ -64,8 +62,12 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
 }
 
 /// Binds the socket (replacing a stale one) and serves it until shutdown.
-pub fn spawn(app: Arc<App>, mut shutdown: Shutdown) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let path = socket_path(&app.config.data_dir);
+pub fn spawn(
+    data_dir: &Path,
+    clients: ClientService,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let path = socket_path(data_dir);
     let _ = std::fs::remove_file(&path);
     let listener =
         UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))?;
@@ -80,7 +82,7 @@ pub fn spawn(app: Arc<App>, mut shutdown: Shutdown) -> anyhow::Result<tokio::tas
                     Err(_) => continue,
                 },
             };
-            let service = app.clients.clone();
+            let service = clients.clone();
             tokio::spawn(async move {
                 if let Err(e) = answer(stream, service).await {
                     tracing::warn!(error = %e, "admin connection failed");

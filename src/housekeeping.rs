@@ -6,10 +6,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::http::{idempotency, App};
-use crate::shutdown::Shutdown;
+use storage::Store;
 
-pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
+use crate::app::DiskGauge;
+use crate::config::Config;
+use crate::domain::idempotency;
+use crate::shutdown::Shutdown;
+use crate::webhooks::{self, dispatch};
+
+pub async fn run(store: Store, config: Arc<Config>, disk: DiskGauge, mut shutdown: Shutdown) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut minutes = 0u64;
     loop {
@@ -17,7 +22,7 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
             _ = shutdown.wait() => return,
             _ = tick.tick() => {}
         }
-        app.refresh_disk_bytes();
+        disk.refresh();
         // Free heap left by bursts (list pages, imports, sled's node copies) goes back to
         // the kernel: ~20 MB of resident memory at a million orders, a few ms of work.
         let _ = tokio::task::spawn_blocking(crate::memory::trim).await;
@@ -25,48 +30,43 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
         if minutes % 10 == 0 {
             // Fan-out keeps up within seconds; every ten minutes keeps the outbox small
             // without adding deletes to every burst of orders.
-            let store = app.store.clone();
-            match tokio::task::spawn_blocking(move || {
-                crate::webhooks::dispatch::prune_fanned_out(&store)
-            })
-            .await
-            {
-                Ok(Ok(n)) if n > 0 => {
-                    tracing::info!(removed = n, "pruned fanned-out outbox events")
-                }
-                Ok(Err(e)) => tracing::warn!(error = %e, "pruning fanned-out outbox events failed"),
-                _ => {}
-            }
+            prune(
+                &store,
+                "fanned-out outbox events",
+                dispatch::prune_fanned_out,
+            )
+            .await;
         }
         if minutes % 60 != 1 {
             continue;
         }
-        let ttl = app.config.idempotency_ttl.as_secs() as i64;
+        let ttl = config.idempotency_ttl.as_secs() as i64;
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let store = app.store.clone();
-        match tokio::task::spawn_blocking(move || idempotency::prune(&store, ttl, now)).await {
-            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned idempotency records"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "pruning idempotency records failed"),
-            _ => {}
-        }
-        let store = app.store.clone();
-        let cutoff = now * 1000 - app.config.webhook_retention.as_millis() as i64;
-        match tokio::task::spawn_blocking(move || crate::webhooks::store::prune(&store, cutoff))
-            .await
-        {
-            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned webhook deliveries"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "pruning webhook deliveries failed"),
-            _ => {}
-        }
-        let store = app.store.clone();
-        match tokio::task::spawn_blocking(move || {
-            crate::webhooks::dispatch::prune_outbox(&store, cutoff)
+        let cutoff = now * 1000 - config.webhook_retention.as_millis() as i64;
+        prune(&store, "idempotency records", move |s| {
+            idempotency::prune(s, ttl, now)
         })
-        .await
-        {
-            Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned delivered outbox events"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "pruning the outbox failed"),
-            _ => {}
-        }
+        .await;
+        prune(&store, "webhook deliveries", move |s| {
+            webhooks::store::prune(s, cutoff)
+        })
+        .await;
+        prune(&store, "delivered outbox events", move |s| {
+            dispatch::prune_outbox(s, cutoff)
+        })
+        .await;
+    }
+}
+
+/// Runs one pruning pass off the async runtime and logs what it removed or why it failed.
+async fn prune<F>(store: &Store, what: &'static str, pass: F)
+where
+    F: FnOnce(&Store) -> storage::Result<usize> + Send + 'static,
+{
+    let store = store.clone();
+    match tokio::task::spawn_blocking(move || pass(&store)).await {
+        Ok(Ok(n)) if n > 0 => tracing::info!(removed = n, "pruned {what}"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "pruning {what} failed"),
+        _ => {}
     }
 }

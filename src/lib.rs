@@ -2,6 +2,7 @@
 //! [`run`] is the injectable entry point: tests bind port 0 and pass their own shutdown.
 
 pub mod admin;
+pub mod app;
 pub mod cli;
 pub mod clients;
 pub mod config;
@@ -26,9 +27,11 @@ use storage::{Store, StoreConfig};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+use crate::app::App;
 use crate::clients::Registry;
 use crate::config::Config;
-use crate::http::{routes::Service, App};
+use crate::http::{routes::Service, Api, ApiShapes};
+use crate::packer::Packer;
 
 /// The two bound listeners, bound by the caller so tests can use port 0.
 pub struct Listeners {
@@ -89,7 +92,18 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     install_crypto_provider();
     let registry = Arc::new(Registry::load(&store)?);
-    let app = Arc::new(App::new(Arc::clone(&config), store.clone(), registry)?);
+    let app = Arc::new(App::new(
+        Arc::clone(&config),
+        store.clone(),
+        registry,
+        Box::new(ApiShapes),
+    )?);
+    let api = Arc::new(Api::new(Arc::clone(&app)));
+    let packer = Arc::new(Packer::new(
+        &config,
+        Arc::clone(&app.domain),
+        app.packer.clone(),
+    ));
     if let Some(path) = app.clients.ensure_bootstrap(&config.data_dir)? {
         tracing::info!(path = %path.display(), "first start: bootstrap credentials written");
     }
@@ -102,24 +116,29 @@ pub async fn run(
 
     let sender = webhooks::deliver::Sender::new(&config)?;
     let (trigger, signal) = shutdown::channel();
-    let admin = admin::spawn(Arc::clone(&app), signal.clone())?;
+    let admin = admin::spawn(&config.data_dir, app.clients.clone(), signal.clone())?;
     let tasks = [
         tokio::spawn(server::serve(
             listeners.fulfillment,
             tls.clone(),
-            Arc::clone(&app),
+            Arc::clone(&api),
             Service::Fulfillment,
             signal.clone(),
         )),
         tokio::spawn(server::serve(
             listeners.packing,
             tls,
-            Arc::clone(&app),
+            Arc::clone(&api),
             Service::Packing,
             signal.clone(),
         )),
-        tokio::spawn(housekeeping::run(Arc::clone(&app), signal.clone())),
-        tokio::spawn(packer::run(Arc::clone(&app), signal.clone())),
+        tokio::spawn(housekeeping::run(
+            store.clone(),
+            Arc::clone(&config),
+            app.disk.clone(),
+            signal.clone(),
+        )),
+        tokio::spawn(packer::run(packer, signal.clone())),
         admin,
         tokio::spawn(webhooks::dispatch::run(
             store.clone(),

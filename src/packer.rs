@@ -11,41 +11,67 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::domain::order_packing::{self, Packed, Plan};
-use crate::domain::orders;
-use crate::http::App;
+use crate::config::{Config, Units};
+use crate::domain::order_packing::{self, Packed};
+use crate::domain::{orders, Domain};
 use crate::shutdown::Shutdown;
-use crate::workers::Refused;
+use crate::webhooks::Handle;
+use crate::workers::{Refused, WorkerPool};
+
+/// What the packer uses: the domain, its own pool and its wake signal.
+pub struct Packer {
+    domain: Arc<Domain>,
+    pool: WorkerPool,
+    units: Units,
+    auto_pack: bool,
+    wake: Handle,
+}
+
+impl Packer {
+    /// The packer's pool runs at nice 10 with [`JOBS_PER_THREAD`] jobs queued per thread.
+    pub fn new(config: &Config, domain: Arc<Domain>, wake: Handle) -> Packer {
+        Packer {
+            domain,
+            pool: WorkerPool::with_nice(
+                "packer",
+                config.packing_workers,
+                config.packing_workers * JOBS_PER_THREAD,
+                10,
+            ),
+            units: config.units,
+            auto_pack: config.auto_pack,
+            wake,
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        self.pool.capacity()
+    }
+}
 
 /// Packs order `id` now, on the calling thread (a pool worker): plans with the engine,
-/// then [`record`]s the outcome.
-pub fn pack_one(app: &App, id: u128) -> Result<Packed, storage::Error> {
-    let Some(order) = orders::get(&app.store, id)? else {
+/// then commits the outcome.
+fn pack_one(packer: &Packer, id: u128) -> Result<Packed, storage::Error> {
+    let store = &packer.domain.store;
+    let Some(order) = orders::get(store, id)? else {
         // Not applied yet (the packer was woken early) or unknown: the job stays.
         return Ok(Packed::Skipped);
     };
     let plan = if order.status == storage::OrderStatus::Pending {
-        order_packing::plan(&app.store, &order, app.config.units)?
+        order_packing::plan(store, &order, packer.units)?
     } else {
         // Only consumes the job: the commit refuses an order that is no longer pending.
         Err(String::new())
     };
-    record(app, id, &plan)
-}
-
-/// Commits a plan for order `id` and updates the in-memory order index.
-pub fn record(app: &App, id: u128, plan: &Plan) -> Result<Packed, storage::Error> {
-    let packed = order_packing::commit(&app.store, id, plan, &app.shapes).map_err(|e| match e {
+    let packed = order_packing::commit(&packer.domain, id, &plan).map_err(|e| match e {
         storage::TxError::Storage(e) => e,
         storage::TxError::Aborted(never) => match never {},
     })?;
     match &packed {
-        Packed::Done(o, packages) => {
-            app.order_search.upsert(o);
+        Packed::Done(_, packages) => {
             tracing::debug!(order = %uuid::Uuid::from_u128(id), packages = packages.len(), "order packed");
         }
         Packed::Failed(o) => {
-            app.order_search.upsert(o);
             tracing::warn!(
                 order = %uuid::Uuid::from_u128(id),
                 reason = o.pending_reason.as_deref().unwrap_or(""),
@@ -59,7 +85,7 @@ pub fn record(app: &App, id: u128, plan: &Plan) -> Result<Packed, storage::Error
 
 /// Jobs kept queued per packer thread: a job waits on storage part of its time, so a few
 /// per thread keep the threads busy.
-pub const JOBS_PER_THREAD: usize = 4;
+const JOBS_PER_THREAD: usize = 4;
 
 /// Reports the end of a job to the packer loop when dropped, even by a panic: the order id
 /// and whether its job was settled (packed, given up on, or found consumed).
@@ -74,11 +100,11 @@ impl Drop for Done {
 /// Runs until shutdown: keeps up to four orders per packing thread in the pool, refilled from
 /// the `PackingJobs` table whenever a job ends or an order is created, and every second
 /// (wakes are hints; a job whose order was not yet readable is retried then).
-pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
-    if !app.config.auto_pack {
+pub async fn run(packer: Arc<Packer>, mut shutdown: Shutdown) {
+    if !packer.auto_pack {
         return;
     }
-    let cap = app.config.packing_workers * JOBS_PER_THREAD;
+    let cap = packer.capacity();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u128, bool)>();
     let mut in_flight: HashSet<u128> = HashSet::new();
     // Jobs whose run failed (storage) or found their order unreadable: left alone until
@@ -88,7 +114,7 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
     loop {
         if in_flight.len() < cap {
             let want = cap * 4 + in_flight.len() + resting.len();
-            match order_packing::pending_jobs(&app.store, want) {
+            match order_packing::pending_jobs(&packer.domain.store, want) {
                 Ok(ids) => {
                     for id in ids {
                         if in_flight.len() >= cap {
@@ -97,12 +123,12 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
                         if in_flight.contains(&id) || resting.contains(&id) {
                             continue;
                         }
-                        let (job_app, done_tx) = (Arc::clone(&app), done_tx.clone());
+                        let (job, done_tx) = (Arc::clone(&packer), done_tx.clone());
                         // Made inside the job: a job refused by a full queue never ran
                         // and must not report an end.
-                        let submitted = app.packer_pool.submit(move || {
+                        let submitted = packer.pool.submit(move || {
                             let mut done = Done(id, false, done_tx);
-                            match pack_one(&job_app, id) {
+                            match pack_one(&job, id) {
                                 Ok(Packed::Skipped) => {}
                                 Ok(_) => done.1 = true,
                                 Err(e) => tracing::error!(error = %e, "packing an order failed"),
@@ -135,7 +161,7 @@ pub async fn run(app: Arc<App>, mut shutdown: Shutdown) {
                 }
             }
             // Woken once a request's orders are applied (their jobs are then visible).
-            _ = app.packer.woken() => {}
+            _ = packer.wake.woken() => {}
             _ = tick.tick() => resting.clear(),
         }
     }

@@ -13,14 +13,15 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
 
-use crate::http::{self, routes::Service, App};
+use crate::config::Limits;
+use crate::http::{self, routes::Service, Api};
 use crate::shutdown::Shutdown;
 
-fn builder(app: &App) -> auto::Builder<TokioExecutor> {
+fn builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
     let mut b = auto::Builder::new(TokioExecutor::new());
     b.http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(app.config.limits.header_read_timeout)
+        .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
     b.http2()
         .timer(TokioTimer::new())
@@ -35,12 +36,13 @@ fn builder(app: &App) -> auto::Builder<TokioExecutor> {
 pub async fn serve(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
-    app: Arc<App>,
+    api: Arc<Api>,
     service: Service,
     mut shutdown: Shutdown,
 ) {
     let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(app.config.limits.max_connections));
+    let limits = &api.app.config.limits;
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         let accepted = tokio::select! {
             _ = shutdown.wait() => break,
@@ -61,15 +63,15 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let watcher = graceful.watcher();
-        let app = Arc::clone(&app);
+        let api = Arc::clone(&api);
         let tls = tls.clone();
         tokio::spawn(async move {
             let _permit = permit;
-            let handshake = app.config.limits.tls_handshake_timeout;
-            let b = builder(&app);
+            let limits = &api.app.config.limits;
+            let (handshake, b) = (limits.tls_handshake_timeout, builder(limits));
             let svc = service_fn(move |req| {
-                let app = Arc::clone(&app);
-                async move { Ok::<_, Infallible>(http::handle(app, service, peer.ip(), req).await) }
+                let api = Arc::clone(&api);
+                async move { Ok::<_, Infallible>(http::handle(api, service, peer.ip(), req).await) }
             });
             let result = match tls {
                 Some(acceptor) => {
@@ -95,7 +97,7 @@ pub async fn serve(
     }
     drop(listener);
     let open = graceful.count();
-    if tokio::time::timeout(app.config.limits.shutdown_grace, graceful.shutdown())
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
         .await
         .is_err()
     {

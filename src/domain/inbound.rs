@@ -8,8 +8,8 @@ use storage::{
     TxError,
 };
 
-use super::events::Shapes;
 use super::packages::{advance, rank, shipped, PackageError, Shipment};
+use super::state::Domain;
 use super::time_fmt::now_ms;
 
 /// Whether a package at `status` (furthest progress `progress`) may move to `to`;
@@ -82,14 +82,14 @@ pub struct Received {
 }
 
 pub fn receive(
-    store: &Store,
+    d: &Domain,
     cb: &Callback,
     client_id: &str,
-    shapes: &dyn Shapes,
 ) -> Result<Received, TxError<PackageError>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let now = now_ms();
     let arrival = uuid::Uuid::now_v7().as_u128();
-    store.transact(|tx| {
+    let result = store.transact(|tx| {
         let key = (cb.source.clone(), cb.event_id.clone());
         if let Some((pid, seen)) = tx.get::<InboundEventIds>(&key)? {
             let (Some(package), Some(event)) = (
@@ -160,7 +160,11 @@ pub fn receive(
             event,
             duplicate: false,
         })
-    })
+    });
+    if let Ok(Some(o)) = result.as_ref().map(|r| &r.order) {
+        d.orders.upsert(o);
+    }
+    result
 }
 
 /// The inbound events of a package, oldest first.

@@ -4,6 +4,7 @@
 pub mod allocation;
 mod counters;
 pub mod events;
+pub mod idempotency;
 pub mod inbound;
 pub mod inventory;
 pub mod money;
@@ -15,5 +16,8 @@ pub mod product_index;
 pub mod products;
 pub mod rank_bits;
 pub mod rendered_cache;
+mod state;
 pub mod time_fmt;
 pub mod warehouses;
+
+pub use state::Domain;

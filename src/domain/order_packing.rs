@@ -15,7 +15,8 @@ use storage::{
 };
 
 use super::counters::{bump, next_version, package_count, set_order_status};
-use super::events::{emit, Shapes, ORDER_UPDATED, PACKAGE_CREATED};
+use super::events::{emit, ORDER_UPDATED, PACKAGE_CREATED};
+use super::state::Domain;
 use super::time_fmt::now_ms;
 use crate::config::Units;
 
@@ -202,11 +203,11 @@ pub fn plan(store: &Store, order: &OrderRecord, units: Units) -> storage::Result
 /// and is pending: the packages, the order to `processing` and the events; or, for a
 /// failed plan, the reason on the order. Either way the job is consumed.
 pub fn commit(
-    store: &Store,
+    d: &Domain,
     id: u128,
     plan: &Plan,
-    shapes: &dyn Shapes,
 ) -> Result<Packed, TxError<std::convert::Infallible>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let now = now_ms();
     // Records and their event payloads are built before taking the writer lock: the
     // closure below holds it, and every other write in the process waits for it.
@@ -240,7 +241,7 @@ pub fn commit(
         Err(_) => Vec::new(),
     };
     let ids: Vec<u128> = built.iter().map(|(p, _)| p.id).collect();
-    store.transact(move |tx| {
+    let result = store.transact(move |tx| {
         if !tx.contains::<PackingJobs>(&id)? {
             return Ok(Packed::Skipped);
         }
@@ -280,7 +281,11 @@ pub fn commit(
         tx.insert::<Orders>(&id, &order)?;
         emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
         Ok(Packed::Done(order, packages))
-    })
+    });
+    if let Ok(Packed::Done(o, _) | Packed::Failed(o)) = &result {
+        d.orders.upsert(o);
+    }
+    result
 }
 
 /// Queues order `id` for packing again (after its products or boxes were fixed). Only a

@@ -19,6 +19,7 @@ use super::counters::{bump, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
 use super::order_search::OrderSearch;
+use super::state::Domain;
 use super::time_fmt::now_ms;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,12 +120,8 @@ fn inventory_ids(store: &Store, skus: &[&str]) -> storage::Result<BTreeMap<Strin
     Ok(out)
 }
 
-pub fn create(
-    store: &Store,
-    new: &NewOrder,
-    client_id: &str,
-    shapes: &dyn Shapes,
-) -> Result<Created, TxError<OrderError>> {
+pub fn create(d: &Domain, new: &NewOrder, client_id: &str) -> Result<Created, TxError<OrderError>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let hash = request_hash(new);
     let mut skus: Vec<&str> = new.lines.iter().map(|l| l.sku.as_str()).collect();
     skus.sort_unstable();
@@ -132,7 +129,7 @@ pub fn create(
     let candidates = inventory_ids(store, &skus).map_err(TxError::Storage)?;
     let now = now_ms();
     let id = uuid::Uuid::now_v7().as_u128();
-    store.transact(|tx| {
+    let result = store.transact(|tx| {
         if let Some(existing) = tx.get::<OrdersByExternalId>(&new.external_id)? {
             let Some(o) = tx.get::<Orders>(&existing)? else {
                 return abort(OrderError::ExternalIdConflict);
@@ -269,7 +266,11 @@ pub fn create(
         tx.insert::<PackingJobs>(&id, &())?;
         emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
         Ok(Created::New(order))
-    })
+    });
+    if let Ok(Created::New(o)) = &result {
+        d.orders.upsert(o);
+    }
+    result
 }
 
 pub fn get(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
@@ -307,14 +308,14 @@ fn release(
 /// Cancels an order and releases its stock. A cancelled order is returned unchanged
 /// (`false`); shipped or delivered ones are refused.
 pub fn cancel(
-    store: &Store,
+    d: &Domain,
     id: u128,
     reason: Option<&str>,
     client_id: &str,
-    shapes: &dyn Shapes,
 ) -> Result<(OrderRecord, bool), TxError<OrderError>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let now = now_ms();
-    store.transact(|tx| {
+    let result = store.transact(|tx| {
         let Some(mut o) = tx.get::<Orders>(&id)? else {
             return abort(OrderError::NotFound);
         };
@@ -336,7 +337,11 @@ pub fn cancel(
         tx.insert::<Orders>(&o.id, &o)?;
         emit(tx, ORDER_CANCELLED, now, || shapes.order(&o))?;
         Ok((o, true))
-    })
+    });
+    if let Ok((o, true)) = &result {
+        d.orders.upsert(o);
+    }
+    result
 }
 
 /// A validated PATCH: a status move and/or edits of a pending order.
@@ -349,14 +354,14 @@ pub struct OrderPatch {
 }
 
 pub fn update(
-    store: &Store,
+    d: &Domain,
     id: u128,
     p: &OrderPatch,
     client_id: &str,
-    shapes: &dyn Shapes,
 ) -> Result<OrderRecord, TxError<OrderError>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let now = now_ms();
-    store.transact(|tx| {
+    let result = store.transact(|tx| {
         let Some(mut o) = tx.get::<Orders>(&id)? else {
             return abort(OrderError::NotFound);
         };
@@ -403,7 +408,11 @@ pub fn update(
         };
         emit(tx, kind, now, || shapes.order(&o))?;
         Ok(o)
-    })
+    });
+    if let Ok(o) = &result {
+        d.orders.upsert(o);
+    }
+    result
 }
 
 /// Filters of the order list.
@@ -445,16 +454,4 @@ pub fn page(
         }
         None => search.page(f.status, floor, offset, limit),
     }
-}
-
-/// Loads every order into the search index (at start).
-pub fn load_search(store: &Store, search: &OrderSearch) -> storage::Result<usize> {
-    let mut n = 0;
-    for row in store.iter::<Orders>() {
-        let (_, o) = row?;
-        search.upsert(&o);
-        n += 1;
-    }
-    search.shrink();
-    Ok(n)
 }

@@ -15,6 +15,7 @@ use super::events::{
     emit, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
 };
 use super::inventory::{self, Change, InventoryError};
+use super::state::Domain;
 use super::time_fmt::now_ms;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,14 +192,14 @@ pub(crate) fn advance(
 /// `POST /fulfillment/packages/{id}/ship`. Shipping a shipped package again under the same
 /// carrier and tracking number returns it unchanged.
 pub fn ship(
-    store: &Store,
+    d: &Domain,
     id: u128,
     s: &Shipment,
     client_id: &str,
-    shapes: &dyn Shapes,
 ) -> Result<Moved, TxError<PackageError>> {
+    let (store, shapes) = (&d.store, &*d.shapes);
     let now = now_ms();
-    store.transact(|tx| {
+    let result = store.transact(|tx| {
         let Some(mut p) = tx.get::<Packages>(&id)? else {
             return abort(PackageError::NotFound);
         };
@@ -229,7 +230,11 @@ pub fn ship(
             now,
         )?;
         Ok(Moved { package: p, order })
-    })
+    });
+    if let Ok(Some(o)) = result.as_ref().map(|r| &r.order) {
+        d.orders.upsert(o);
+    }
+    result
 }
 /// Voids the packages of an order being cancelled (inside the cancel transaction). An
 /// order with a shipped package cannot be cancelled: its stock has left.

@@ -240,8 +240,7 @@ pub fn import(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let mut results = Vec::with_capacity(candidates.len());
     for (index, c) in candidates.into_iter().enumerate() {
         let outcome = c.input.and_then(new_order).and_then(|new| {
-            orders::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)
-                .map_err(ApiError::from)
+            orders::create(&ctx.app.domain, &new, ctx.client_id()).map_err(ApiError::from)
         });
         let mut r = json!({ "index": index, "externalId": c.external_id });
         if !c.rows.is_empty() {
@@ -249,7 +248,6 @@ pub fn import(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         }
         match outcome {
             Ok(Created::New(o)) => {
-                ctx.app.order_search.upsert(&o);
                 created += 1;
                 r["status"] = json!("created");
                 r["orderId"] = json!(uuid::Uuid::from_u128(o.id).to_string());

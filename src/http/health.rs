@@ -5,7 +5,7 @@ use hyper::StatusCode;
 use serde_json::json;
 
 use super::response::{json, Resp};
-use super::App;
+use crate::app::App;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -18,7 +18,7 @@ pub fn fulfillment(app: &App) -> Resp {
                 "status": "ok",
                 "version": VERSION,
                 "uptimeSeconds": uptime,
-                "storage": { "status": "ok", "sizeOnDiskBytes": app.disk_bytes() },
+                "storage": { "status": "ok", "sizeOnDiskBytes": app.disk.bytes() },
             }),
         ),
         Err(e) => {

@@ -142,19 +142,6 @@ impl Idempotency {
     }
 }
 
-/// Deletes stored responses older than the TTL; run periodically.
-pub fn prune(store: &Store, ttl_secs: i64, now: i64) -> storage::Result<usize> {
-    let mut removed = 0;
-    for row in store.iter::<IdemTable>() {
-        let (key, rec) = row?;
-        if now - rec.created_at_unix >= ttl_secs {
-            store.remove::<IdemTable>(&key)?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
-}
-
 fn reused() -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,

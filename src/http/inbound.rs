@@ -121,10 +121,7 @@ fn occurred_at(v: String) -> Result<String, ApiError> {
 }
 
 fn respond(ctx: &mut Ctx<'_>, cb: &Callback) -> Result<Resp, ApiError> {
-    let r = inbound::receive(&ctx.app.store, cb, ctx.client_id(), &ctx.app.shapes)?;
-    if let Some(o) = &r.order {
-        ctx.app.order_search.upsert(o);
-    }
+    let r = inbound::receive(&ctx.app.domain, cb, ctx.client_id())?;
     // A replay is acknowledged only once the first delivery's effect is durable.
     ctx.wrote();
     if !r.duplicate {

@@ -144,7 +144,12 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         on_hand,
         low_stock_threshold,
     };
-    let rec = inventory::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)?;
+    let rec = inventory::create(
+        &ctx.app.store,
+        &new,
+        ctx.client_id(),
+        &*ctx.app.domain.shapes,
+    )?;
     ctx.wrote();
     Ok(json(StatusCode::CREATED, &out(&rec)))
 }
@@ -188,7 +193,7 @@ pub fn adjust(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         delta,
         &reason,
         ctx.client_id(),
-        &ctx.app.shapes,
+        &*ctx.app.domain.shapes,
     )?;
     ctx.wrote();
     Ok(json(StatusCode::OK, &out(&rec)))

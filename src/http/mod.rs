@@ -26,113 +26,42 @@ pub mod webhooks;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue, ALLOW, RETRY_AFTER};
 use hyper::{Method, Request, StatusCode};
-use storage::{Store, Tier};
+use storage::Tier;
 
-use crate::clients::{ClientEntry, ClientService, Registry};
-use crate::config::Config;
-use crate::domain::order_search::OrderSearch;
-use crate::tokens::TokenSigner;
+use crate::app::App;
+use crate::clients::ClientEntry;
 use error::ApiError;
 use idempotency::{Guard, Idempotency};
 use limits::{BucketKey, RateLimiter};
 use response::Resp;
 use routes::{Access, Match, RouteId, Router, Service};
 
-/// Everything a request may need, built once at start and shared.
-pub struct App {
-    pub config: Arc<Config>,
-    pub store: Store,
-    pub clients: ClientService,
-    pub tokens: TokenSigner,
+/// The HTTP layer's own state beside the shared [`App`]: routers, rate limits,
+/// idempotency keys in flight and the generated documents.
+pub struct Api {
+    pub app: Arc<App>,
     pub limiter: RateLimiter,
     pub idempotency: Idempotency,
-    pub started: Instant,
     pub docs: openapi::Documents,
-    /// Renders event payloads in the API's shapes for domain code.
-    pub shapes: ApiShapes,
-    /// The in-memory `q` search over orders.
-    pub order_search: OrderSearch,
-    /// Live products newest first and their rendered bytes, for list pages.
-    pub product_index: crate::domain::product_index::ProductIndex,
-    /// CPU-bound packing runs here, off the async runtime, behind a bounded queue.
-    pub packing_pool: crate::workers::WorkerPool,
-    /// Background packing of new orders: its own threads at a lower priority, so the
-    /// API (and `/api/v1/optimize`) keep their latency while a backlog is packed.
-    pub packer_pool: crate::workers::WorkerPool,
-    /// Wakes the webhook engine when a request queued a delivery.
-    pub webhooks: crate::webhooks::Handle,
-    /// Wakes the order packer when orders were created.
-    pub packer: crate::webhooks::Handle,
-    /// Database size, refreshed by housekeeping: sled lists its directory to compute it,
-    /// too slow for every health check.
-    disk_bytes: std::sync::atomic::AtomicU64,
     fulfillment: Router,
     packing: Router,
 }
 
-impl App {
-    pub fn new(config: Arc<Config>, store: Store, registry: Arc<Registry>) -> anyhow::Result<App> {
-        let tokens =
-            TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
-        let order_search = OrderSearch::default();
-        let loaded = crate::domain::orders::load_search(&store, &order_search)?;
-        tracing::info!(
-            orders = loaded,
-            index_mb = order_search.heap_bytes() / (1024 * 1024),
-            "order search index loaded"
-        );
-        let product_index = crate::domain::product_index::ProductIndex::default();
-        let loaded = crate::domain::products::load_index(&store, &product_index)?;
-        tracing::info!(products = loaded, "product index loaded");
-        crate::memory::trim();
-        Ok(App {
-            clients: ClientService::new(store.clone(), registry),
-            limiter: RateLimiter::new(config.tiers.clone()),
-            tokens,
+impl Api {
+    pub fn new(app: Arc<App>) -> Api {
+        Api {
+            limiter: RateLimiter::new(app.config.tiers.clone()),
             idempotency: Idempotency::default(),
-            started: Instant::now(),
             docs: openapi::Documents::build(),
-            shapes: ApiShapes,
-            order_search,
-            product_index,
-            packing_pool: crate::workers::WorkerPool::new(
-                "packing",
-                config.packing_workers,
-                config.packing_queue,
-            ),
-            packer_pool: crate::workers::WorkerPool::with_nice(
-                "packer",
-                config.packing_workers,
-                config.packing_workers * crate::packer::JOBS_PER_THREAD,
-                10,
-            ),
-            webhooks: crate::webhooks::Handle::default(),
-            packer: crate::webhooks::Handle::default(),
-            disk_bytes: std::sync::atomic::AtomicU64::new(store.size_on_disk().unwrap_or(0)),
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
-            config,
-            store,
-        })
-    }
-}
-
-impl App {
-    pub fn disk_bytes(&self) -> u64 {
-        self.disk_bytes.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub fn refresh_disk_bytes(&self) {
-        if let Ok(n) = self.store.size_on_disk() {
-            self.disk_bytes
-                .store(n, std::sync::atomic::Ordering::Relaxed);
+            app,
         }
     }
 }
@@ -168,6 +97,7 @@ impl crate::domain::events::Shapes for ApiShapes {
 /// A matched request as handlers see it.
 pub struct Ctx<'a> {
     pub app: &'a App,
+    pub api: &'a Api,
     pub client: Option<Arc<ClientEntry>>,
     pub params: Vec<(String, String)>,
     pub query: Option<String>,
@@ -212,10 +142,10 @@ fn unix_now() -> i64 {
 }
 
 /// Answers one request on either listener.
-pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<Incoming>) -> Resp {
+pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<Incoming>) -> Resp {
     let now = unix_now();
     let cred = auth::presented(req.headers());
-    let client = auth::resolve(&app, &cred, service == Service::Fulfillment, now);
+    let client = auth::resolve(&api.app, &cred, service == Service::Fulfillment, now);
     let (bucket, tier) = match &client {
         Ok(Some(c)) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
         // A signed WMS or carrier callback is checked by its HMAC (cheaper than a token)
@@ -228,9 +158,9 @@ pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<
         }
         _ => (BucketKey::Ip(peer), Tier::Starter),
     };
-    let decision = app.limiter.check(bucket, tier);
+    let decision = api.limiter.check(bucket, tier);
     let mut resp = if decision.allowed {
-        route(&app, service, client, req, now)
+        route(&api, service, client, req, now)
             .await
             .unwrap_or_else(ApiError::into_response)
     } else {
@@ -247,15 +177,16 @@ pub async fn handle(app: Arc<App>, service: Service, peer: IpAddr, req: Request<
 }
 
 async fn route(
-    app: &App,
+    api: &Api,
     service: Service,
     client: Result<Option<Arc<ClientEntry>>, auth::InvalidCredential>,
     req: Request<Incoming>,
     now: i64,
 ) -> Result<Resp, ApiError> {
+    let app = &*api.app;
     let router = match service {
-        Service::Fulfillment => &app.fulfillment,
-        Service::Packing => &app.packing,
+        Service::Fulfillment => &api.fulfillment,
+        Service::Packing => &api.packing,
     };
     let (def, params) = match router.find(req.method(), req.uri().path()) {
         Match::Found(def, params) => (def, params),
@@ -308,7 +239,7 @@ async fn route(
     let guard = match (&client, keyed) {
         (Some(c), true) => {
             let key = idempotency::validate_key(&req.headers()[idempotency::HEADER])?;
-            Some(app.idempotency.enter(&c.id, key)?)
+            Some(api.idempotency.enter(&c.id, key)?)
         }
         _ => None,
     };
@@ -338,6 +269,7 @@ async fn route(
     }
     let mut ctx = Ctx {
         app,
+        api,
         client,
         params,
         query: parts.uri.query().map(str::to_string),
@@ -372,11 +304,11 @@ async fn run_idempotent(
         }
         return result;
     };
-    let app = ctx.app;
+    let (app, api) = (ctx.app, ctx.api);
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
     let hash = idempotency::request_hash(method, path, &ctx.body);
     let ttl = app.config.idempotency_ttl.as_secs() as i64;
-    if let Some(stored) = app
+    if let Some(stored) = api
         .idempotency
         .lookup(&app.store, &guard, &hash, ttl, ctx.now)?
     {
@@ -394,7 +326,7 @@ async fn run_idempotent(
         .map(|c| c.to_bytes())
         .unwrap_or_default();
     let resp = Resp::from_parts(parts, http_body_util::Full::new(bytes.clone()));
-    if app
+    if api
         .idempotency
         .finish(&app.store, &guard, hash, &resp, &bytes, ctx.now)?
     {
@@ -424,10 +356,10 @@ async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     match id {
         RouteId::Health => Ok(health::fulfillment(ctx.app)),
         RouteId::PackingHealth => Ok(health::packing(ctx.app)),
-        RouteId::OpenApi => Ok(ctx.app.docs.fulfillment_json()),
-        RouteId::PackingOpenApi => Ok(ctx.app.docs.packing_json()),
+        RouteId::OpenApi => Ok(ctx.api.docs.fulfillment_json()),
+        RouteId::PackingOpenApi => Ok(ctx.api.docs.packing_json()),
         RouteId::PackingOptimize => packing_api::optimize(ctx).await,
-        RouteId::Docs => Ok(ctx.app.docs.html()),
+        RouteId::Docs => Ok(ctx.api.docs.html()),
         RouteId::ListProducts => products::list(ctx),
         RouteId::CreateProduct => products::create(ctx),
         RouteId::GetProduct => products::get(ctx),

@@ -359,9 +359,8 @@ pub fn parse_id(raw: &str) -> Result<u128, ApiError> {
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: OrderInput = body::json(&ctx.body)?;
     let new = new_order(input)?;
-    match orders::create(&ctx.app.store, &new, ctx.client_id(), &ctx.app.shapes)? {
+    match orders::create(&ctx.app.domain, &new, ctx.client_id())? {
         Created::New(o) => {
-            ctx.app.order_search.upsert(&o);
             ctx.wake_when_durable(&ctx.app.packer);
             Ok(json(StatusCode::CREATED, &out(&o)))
         }
@@ -409,8 +408,8 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .map(parse_from_date)
             .transpose()?,
     };
-    let (ids, total) = orders::page(&ctx.app.order_search, &filter, page.limit, page.offset);
-    let cache = &ctx.app.order_search.rendered;
+    let (ids, total) = orders::page(&ctx.app.domain.orders, &filter, page.limit, page.offset);
+    let cache = &ctx.app.domain.orders.rendered;
     let mut list = page.rendered("orders", 1024 * ids.len());
     for (&(id, _), hit) in ids.iter().zip(cache.get_many(&ids)) {
         let bytes = match hit {
@@ -508,8 +507,7 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             "Nothing to change: give status, customerEmail, shippingAddresses or billingAddress.",
         ));
     }
-    let o = orders::update(&ctx.app.store, id, &patch, ctx.client_id(), &ctx.app.shapes)?;
-    ctx.app.order_search.upsert(&o);
+    let o = orders::update(&ctx.app.domain, id, &patch, ctx.client_id())?;
     ctx.wrote();
     Ok(json(StatusCode::OK, &out(&o)))
 }
@@ -532,15 +530,8 @@ pub fn cancel(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         .optional()
         .map(|r| short_text("reason", r, 500))
         .transpose()?;
-    let (o, changed) = orders::cancel(
-        &ctx.app.store,
-        id,
-        reason.as_deref(),
-        ctx.client_id(),
-        &ctx.app.shapes,
-    )?;
+    let (o, changed) = orders::cancel(&ctx.app.domain, id, reason.as_deref(), ctx.client_id())?;
     if changed {
-        ctx.app.order_search.upsert(&o);
         ctx.wrote();
     }
     Ok(json(StatusCode::OK, &out(&o)))

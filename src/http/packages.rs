@@ -259,16 +259,7 @@ pub fn ship(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .map(|s| label("service", s, 64))
             .transpose()?,
     };
-    let moved = packages::ship(
-        &ctx.app.store,
-        id,
-        &shipment,
-        ctx.client_id(),
-        &ctx.app.shapes,
-    )?;
-    if let Some(o) = &moved.order {
-        ctx.app.order_search.upsert(o);
-    }
+    let moved = packages::ship(&ctx.app.domain, id, &shipment, ctx.client_id())?;
     ctx.wrote();
     ctx.app.webhooks.wake_when_durable(&ctx.app.store);
     Ok(json(StatusCode::OK, &out(&moved.package)))
@@ -309,7 +300,10 @@ pub async fn pack(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
                 .header(RETRY_AFTER, 1),
             Refused::Closed => ApiError::unavailable("The packing service is stopping; retry."),
         })??;
-    let packed = crate::packer::record(ctx.app, id, &plan)?;
+    let packed = order_packing::commit(&ctx.app.domain, id, &plan).map_err(|e| match e {
+        storage::TxError::Storage(e) => ApiError::from(e),
+        storage::TxError::Aborted(never) => match never {},
+    })?;
     ctx.wrote();
     ctx.app.webhooks.wake_when_durable(&ctx.app.store);
     match packed {

@@ -408,7 +408,7 @@ fn parse_id(raw: &str) -> Result<u128, ApiError> {
 /// from the index (rendered and kept there on a miss), concatenated into the body.
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let page = Query::parse(ctx.query.as_deref()).page()?;
-    let index = &ctx.app.product_index;
+    let index = &ctx.app.domain.products;
     let (rows, total) = index.page(page.offset, page.limit);
     // Rendered products are about 430 bytes.
     let mut list = page.rendered("products", 512 * rows.len());
@@ -440,7 +440,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: ProductInput = body::json(&ctx.body)?;
     let new = new_product(input)?;
-    let rec = products::create(&ctx.app.store, &ctx.app.product_index, &new)?;
+    let rec = products::create(&ctx.app.store, &ctx.app.domain.products, &new)?;
     ctx.wrote();
     Ok(json(StatusCode::CREATED, &out(&rec)))
 }
@@ -464,14 +464,14 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
     let input: ProductInput = body::json(&ctx.body)?;
     let p = patch(input)?;
-    let rec = products::update(&ctx.app.store, &ctx.app.product_index, id, &p)?;
+    let rec = products::update(&ctx.app.store, &ctx.app.domain.products, id, &p)?;
     ctx.wrote();
     Ok(json(StatusCode::OK, &out(&rec)))
 }
 
 pub fn delete(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
-    let rec = products::delete(&ctx.app.store, &ctx.app.product_index, id)?;
+    let rec = products::delete(&ctx.app.store, &ctx.app.domain.products, id)?;
     ctx.wrote();
     Ok(json(StatusCode::OK, &out(&rec)))
 }

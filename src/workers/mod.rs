@@ -33,6 +33,11 @@ impl WorkerPool {
         WorkerPool::with_nice(name, workers, capacity, 0)
     }
 
+    /// How many jobs may wait in the queue.
+    pub fn capacity(&self) -> usize {
+        self.sender.as_ref().and_then(|s| s.capacity()).unwrap_or(0)
+    }
+
     /// A pool whose threads run `nice` steps below the process's priority: background
     /// work that must yield the CPU to request handling.
     pub fn with_nice(name: &str, workers: usize, capacity: usize, nice: i32) -> WorkerPool {

@@ -1,0 +1,90 @@
+//! The shared state of a running server, built once at start by [`crate::run`]: the
+//! configuration, the store with the domain's indexes, API clients and tokens, the
+//! packing pool and the wake signals. The HTTP layer and each background task take the
+//! parts they use.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use storage::Store;
+
+use crate::clients::{ClientService, Registry};
+use crate::config::Config;
+use crate::domain::events::Shapes;
+use crate::domain::Domain;
+use crate::tokens::TokenSigner;
+use crate::webhooks::Handle;
+use crate::workers::WorkerPool;
+
+pub struct App {
+    pub config: Arc<Config>,
+    /// The same store as `domain.store`, for the many reads that need nothing else.
+    pub store: Store,
+    pub domain: Arc<Domain>,
+    pub clients: ClientService,
+    pub tokens: TokenSigner,
+    pub started: Instant,
+    /// `/api/v1/optimize` and "pack now" run here, off the async runtime, behind a bounded
+    /// queue.
+    pub packing_pool: WorkerPool,
+    /// Wakes the webhook engine when a request queued a delivery.
+    pub webhooks: Handle,
+    /// Wakes the order packer when orders were created.
+    pub packer: Handle,
+    /// Database size on disk, kept current by housekeeping (sled lists its directory to
+    /// compute it, too slow for every health check).
+    pub disk: DiskGauge,
+}
+
+impl App {
+    pub fn new(
+        config: Arc<Config>,
+        store: Store,
+        registry: Arc<Registry>,
+        shapes: Box<dyn Shapes>,
+    ) -> anyhow::Result<App> {
+        let tokens =
+            TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
+        let domain = Arc::new(Domain::load(store.clone(), shapes)?);
+        crate::memory::trim();
+        Ok(App {
+            clients: ClientService::new(store.clone(), registry),
+            tokens,
+            started: Instant::now(),
+            domain,
+            packing_pool: WorkerPool::new("packing", config.packing_workers, config.packing_queue),
+            webhooks: Handle::default(),
+            packer: Handle::default(),
+            disk: DiskGauge::new(&store),
+            config,
+            store,
+        })
+    }
+}
+
+/// The database's size on disk as last measured.
+#[derive(Clone)]
+pub struct DiskGauge {
+    store: Store,
+    bytes: Arc<AtomicU64>,
+}
+
+impl DiskGauge {
+    fn new(store: &Store) -> DiskGauge {
+        DiskGauge {
+            store: store.clone(),
+            bytes: Arc::new(AtomicU64::new(store.size_on_disk().unwrap_or(0))),
+        }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn refresh(&self) {
+        if let Ok(n) = self.store.size_on_disk() {
+            self.bytes.store(n, Ordering::Relaxed);
+        }
+    }
+}
