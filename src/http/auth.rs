@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::body::media_type;
 use super::response::{json, Resp};
-use super::App;
+use crate::app::App;
 use crate::clients::ClientEntry;
 
 /// The credential a request presented.

@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 
 use super::address::AddressInput;
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::orders::{new_order, LineInput, OrderInput};
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::orders::{self, Created};
 
 #[derive(Deserialize)]

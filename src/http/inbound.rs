@@ -11,25 +11,17 @@ use storage::tables::InboundSecrets;
 use storage::PackageStatus;
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::orders::short_text as label;
 use super::packages::{event_json, out, parse_package_id};
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::inbound::{self, Callback, Target};
 use crate::domain::packages::{PackageError, Shipment};
+use crate::webhooks::sign::{SIGNATURE_HEADER, TIMESTAMP_HEADER};
 
 /// Signatures older or newer than this are refused, as the outbound rules say.
 pub const WINDOW_SECS: i64 = 300;
-
-pub const SIGNATURE_HEADER: &str = "x-webhook-signature";
-pub const TIMESTAMP_HEADER: &str = "x-webhook-timestamp";
-
-/// The inbound paths, for the rate limiter (signed callbacks carry no client).
-pub fn is_inbound_path(path: &str) -> bool {
-    path == "/api/wms/webhooks/package-status"
-        || (path.starts_with("/api/webhooks/carriers/") && path.ends_with("/tracking"))
-}
 
 /// Checks the signature of `body` from `source`, unless the request came with a client
 /// credential (already verified by the pipeline).

@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 use storage::{AuditRecord, InventoryRecord, StockChange};
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::inventory::{self, Filter, InventoryError, NewInventory};
 use crate::domain::time_fmt::rfc3339;
 

@@ -12,10 +12,10 @@ use storage::{AddressRecord, OrderLine, OrderRecord, OrderStatus};
 
 use super::address::AddressInput;
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::money::{self, Dec};
 use crate::domain::orders::{self, Created, Filter, NewLine, NewOrder, OrderError, OrderPatch};
 use crate::domain::time_fmt::rfc3339;

@@ -9,11 +9,11 @@ use serde_json::{json, Value};
 use storage::{InboundEventRecord, InboundOutcome, PackageRecord, PackageStatus, PlacementRecord};
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::orders::{out as order_out, parse_id as parse_order_id, short_text as label};
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::order_packing::{self, Packed};
 use crate::domain::packages::{self, Filter, PackageError, Shipment};
 use crate::domain::time_fmt::rfc3339;

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::workers::Refused;
 
 #[derive(Deserialize)]

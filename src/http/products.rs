@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use storage::{Dimensions, Hazmat, Orientation, ProductRecord};
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::money::{self, Amount};
 use crate::domain::products::{self, NewProduct, ProductError, ProductPatch};
 use crate::domain::time_fmt::rfc3339;

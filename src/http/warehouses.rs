@@ -10,11 +10,11 @@ use storage::{BoxRecord, WarehouseRecord};
 
 use super::address::{self, AddressInput};
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::orders::{address_out, AddressOut};
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::money::{self, Dec};
 use crate::domain::time_fmt::rfc3339;
 use crate::domain::warehouses::{self, NewWarehouse, WarehouseError, WarehousePatch};

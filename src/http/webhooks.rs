@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 use storage::{Attempt, DeliveryRecord, DeliveryStatus, WebhookRecord};
 
 use super::body::{self, Field};
+use super::ctx::Ctx;
 use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
-use super::Ctx;
 use crate::domain::events::KINDS;
 use crate::domain::time_fmt::{now_ms, rfc3339};
 use crate::webhooks::store::{self, NewWebhook, WebhookError, WebhookPatch};

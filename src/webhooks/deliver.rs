@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
 use super::record;
-use super::sign::signature;
+use super::sign::{signature, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER};
 use super::store::{cancel_queued, Finished, Outcome};
 use super::Handle;
 use crate::config::Config;
@@ -97,9 +97,9 @@ impl Sender {
             .client
             .post(&hook.url)
             .header("content-type", "application/json")
-            .header("x-webhook-signature", sig)
-            .header("x-webhook-timestamp", &ts)
-            .header("x-webhook-id", &d.event_id)
+            .header(SIGNATURE_HEADER, sig)
+            .header(TIMESTAMP_HEADER, &ts)
+            .header(ID_HEADER, &d.event_id)
             .body(d.body.clone())
             .send()
             .await;

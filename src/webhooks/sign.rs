@@ -4,6 +4,12 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+/// The headers of a signed request, outbound deliveries and inbound callbacks alike.
+pub const SIGNATURE_HEADER: &str = "x-webhook-signature";
+pub const TIMESTAMP_HEADER: &str = "x-webhook-timestamp";
+/// The envelope id, on outbound deliveries.
+pub const ID_HEADER: &str = "x-webhook-id";
+
 /// `X-Webhook-Signature` for this timestamp (unix seconds, as sent) and body.
 pub fn signature(secret: &str, timestamp: &str, body: &[u8]) -> String {
     let mut mac =
