@@ -118,3 +118,28 @@ pub fn schema() -> Value {
         }
     })
 }
+
+/// A postal address as the API returns it (every key present; absent ones are null).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressOut<'a> {
+    name: Option<&'a str>,
+    line1: &'a str,
+    line2: Option<&'a str>,
+    city: &'a str,
+    region: Option<&'a str>,
+    postal_code: &'a str,
+    country: &'a str,
+}
+
+pub fn address_out(a: &AddressRecord) -> AddressOut<'_> {
+    AddressOut {
+        name: a.name.as_deref(),
+        line1: &a.line1,
+        line2: a.line2.as_deref(),
+        city: &a.city,
+        region: a.region.as_deref(),
+        postal_code: &a.postal_code,
+        country: &a.country,
+    }
+}

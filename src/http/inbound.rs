@@ -13,9 +13,9 @@ use storage::PackageStatus;
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
-use super::orders::short_text as label;
 use super::packages::{event_json, out, parse_package_id};
 use super::response::{json, Resp};
+use super::text::short_text as label;
 use crate::domain::inbound::{self, Callback, Target};
 use crate::domain::packages::{PackageError, Shipment};
 use crate::webhooks::sign::{SIGNATURE_HEADER, TIMESTAMP_HEADER};
@@ -98,9 +98,16 @@ fn status(v: String) -> Result<PackageStatus, ApiError> {
     PackageStatus::parse(&v)
         .filter(|s| *s != PackageStatus::Voided)
         .ok_or_else(|| {
+            let allowed = PackageStatus::ALL
+                .into_iter()
+                .filter(|s| *s != PackageStatus::Voided)
+                .map(PackageStatus::as_str);
             ApiError::validation(
                 "status",
-                "status must be one of created, picking, packed, shipped, in_transit, out_for_delivery, delivered, exception, returned.",
+                format!(
+                    "status must be one of {}.",
+                    allowed.collect::<Vec<_>>().join(", ")
+                ),
             )
         })
 }

@@ -27,6 +27,7 @@ pub mod query;
 pub mod response;
 pub mod routes;
 pub mod shapes;
+mod text;
 pub mod warehouses;
 pub mod webhooks;
 

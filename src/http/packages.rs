@@ -11,9 +11,10 @@ use storage::{InboundEventRecord, InboundOutcome, PackageRecord, PackageStatus, 
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
-use super::orders::{out as order_out, parse_id as parse_order_id, short_text as label};
+use super::orders::{out as order_out, parse_id as parse_order_id};
 use super::query::Query;
 use super::response::{json, Resp};
+use super::text::short_text as label;
 use crate::domain::order_packing::{self, Packed};
 use crate::domain::packages::{self, Filter, PackageError, Shipment};
 use crate::domain::time_fmt::rfc3339;

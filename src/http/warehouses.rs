@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 use storage::{BoxRecord, WarehouseRecord};
 
 use super::address::{self, AddressInput};
+use super::address::{address_out, AddressOut};
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
-use super::orders::{address_out, AddressOut};
 use super::query::Query;
 use super::response::{json, Resp};
 use crate::domain::money::{self, Dec};

@@ -1,0 +1,94 @@
+//! The shared components: the error envelope, pagination and every resource's schemas.
+
+use serde_json::{json, Map, Value};
+
+use super::refs::{error_response, json_content, schema_ref};
+
+pub(super) fn components() -> Value {
+    let mut schemas = Map::new();
+    schemas.insert("Error".into(), json!({
+        "type": "object", "required": ["error"],
+        "properties": { "error": { "type": "object", "required": ["code", "message", "field"], "properties": {
+            "code": { "type": "string", "examples": ["validation_error"] },
+            "message": { "type": "string" },
+            "field": { "type": ["string", "null"], "examples": ["items[0].sku"] } } } }
+    }));
+    schemas.insert("Pagination".into(), json!({
+        "type": "object", "required": ["limit", "offset", "total"],
+        "properties": { "limit": {"type": "integer"}, "offset": {"type": "integer"}, "total": {"type": "integer", "description": "All matches, not only this page"} }
+    }));
+    schemas.insert("Health".into(), json!({
+        "type": "object", "required": ["status", "version", "uptimeSeconds", "storage"],
+        "properties": { "status": {"enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"},
+            "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]}}},
+            "error": schema_ref("Error") }
+    }));
+    schemas.insert("PackingHealth".into(), json!({
+        "type": "object", "required": ["status", "service", "version"],
+        "properties": { "status": {"const": "ok"}, "service": {"const": "packing"}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"} }
+    }));
+    schemas.insert("TokenRequest".into(), json!({
+        "type": "object", "required": ["grant_type"],
+        "properties": { "grant_type": {"const": "client_credentials"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"} },
+        "description": "client_id and client_secret go in the form or in HTTP Basic, not both."
+    }));
+    schemas.insert("TokenResponse".into(), json!({
+        "type": "object", "required": ["access_token", "token_type", "expires_in"],
+        "properties": { "access_token": {"type": "string"}, "token_type": {"const": "Bearer"}, "expires_in": {"type": "integer", "examples": [3600]} }
+    }));
+    schemas.insert("OAuthError".into(), json!({
+        "type": "object", "required": ["error"],
+        "properties": { "error": {"enum": ["invalid_request", "invalid_client", "unsupported_grant_type"]}, "error_description": {"type": "string"} }
+    }));
+    let resources = [
+        super::super::products::schemas(),
+        super::super::warehouses::schemas(),
+        super::super::inventory::schemas(),
+        super::super::orders::schemas(),
+        super::super::bulk_import::schemas(),
+        super::super::packing_api::schemas(),
+        super::super::webhooks::schemas(),
+        super::super::packages::schemas(),
+        super::super::inbound::schemas(),
+    ];
+    for (name, schema) in resources.into_iter().flatten() {
+        schemas.insert(name.into(), schema);
+    }
+    let header = |d: &str| json!({ "description": d, "schema": { "type": "integer" } });
+    json!({
+        "securitySchemes": {
+            "bearerAuth": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                "description": "Token from POST /oauth/token (client credentials), valid 3600 s." },
+            "apiKeyAuth": { "type": "apiKey", "in": "header", "name": "X-API-Key" },
+            "webhookSignature": { "type": "apiKey", "in": "header", "name": "X-Webhook-Signature",
+                "description": "Inbound callbacks: lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` with the source's secret (fulfilld inbound set-secret --source wms|carrier:NAME)." },
+            "webhookTimestamp": { "type": "apiKey", "in": "header", "name": "X-Webhook-Timestamp",
+                "description": "Unix seconds; more than 300 s from the appliance's clock is refused (401)." },
+            "oauth2": { "type": "oauth2", "flows": { "clientCredentials": { "tokenUrl": "/oauth/token", "scopes": {} } } }
+        },
+        "parameters": {
+            "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": false,
+                "description": "Replays the stored response of the same request for 24 h.", "schema": { "type": "string", "maxLength": 255 } }
+        },
+        "headers": {
+            "X-RateLimit-Limit": header("Requests per minute of the caller's tier."),
+            "X-RateLimit-Remaining": header("Requests left in the bucket."),
+            "X-RateLimit-Reset": header("Unix time (s) when the bucket is full again."),
+            "Retry-After": header("Seconds to wait before retrying."),
+        },
+        "responses": {
+            "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
+            "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
+            "NotFound": error_response("not_found: unknown id, SKU or route"),
+            "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
+            "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),
+            "UnsupportedMediaType": error_response("unsupported_media_type: send application/json"),
+            "ValidationError": error_response("validation_error or idempotency_key_reused; field names the input"),
+            "RateLimited": { "description": "rate_limited", "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+                "content": json_content(schema_ref("Error")) },
+            "Unavailable": error_response("unavailable: storage failing or a queue full; retry after Retry-After"),
+            "Internal": error_response("internal_error: logged; never carries internals"),
+        },
+        "schemas": schemas,
+    })
+}

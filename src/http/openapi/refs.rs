@@ -1,0 +1,24 @@
+//! Small builders the operations and components share: schema references, JSON content,
+//! the rate-limit headers and the error response.
+
+use serde_json::{json, Value};
+
+pub(super) fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+pub(super) fn json_content(schema: Value) -> Value {
+    json!({ "application/json": { "schema": schema } })
+}
+
+pub(super) fn rate_headers() -> Value {
+    json!({
+        "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
+        "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
+        "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" },
+    })
+}
+
+pub(super) fn error_response(description: &str) -> Value {
+    json!({ "description": description, "headers": rate_headers(), "content": json_content(schema_ref("Error")) })
+}

@@ -1,0 +1,67 @@
+//! Validators of free-text fields that several resources share: short labels and e-mail
+//! addresses. Each error names the field.
+
+use super::error::ApiError;
+
+/// A short text: trimmed, non-empty, at most `max` printable characters.
+pub fn short_text(field: &str, v: String, max: usize) -> Result<String, ApiError> {
+    let v = v.trim().to_string();
+    if v.is_empty() || v.chars().count() > max || v.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            field,
+            format!("{field} must be 1 to {max} printable characters."),
+        ));
+    }
+    Ok(v)
+}
+
+pub fn email(v: String) -> Result<String, ApiError> {
+    let v = v.trim().to_string();
+    let ok = v.len() <= 254
+        && !v.contains(char::is_whitespace)
+        && v.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !domain.contains('@')
+        });
+    if ok {
+        Ok(v)
+    } else {
+        Err(ApiError::validation(
+            "customerEmail",
+            "customerEmail must be an e-mail address.",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_trimmed_and_bounded() {
+        assert_eq!(short_text("name", "  Mug ".into(), 10).unwrap(), "Mug");
+        assert_eq!(
+            short_text("name", "é".repeat(10), 10)
+                .unwrap()
+                .chars()
+                .count(),
+            10
+        );
+        for bad in ["", "   ", "12345678901", "a\u{7}b"] {
+            let e = short_text("name", bad.into(), 10).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("name"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn email_needs_a_local_part_and_a_dotted_domain() {
+        assert_eq!(email(" a@b.co ".into()).unwrap(), "a@b.co");
+        for bad in ["a", "@b.co", "a@b", "a@.b", "a@b.", "a b@c.de", "a@b@c.de"] {
+            let e = email(bad.into()).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("customerEmail"), "{bad:?}");
+        }
+    }
+}
