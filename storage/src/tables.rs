@@ -88,8 +88,7 @@ tables! {
     DeliveriesByWebhook = "webhook_deliveries_by_webhook": (u128, u128) => ();
     /// (subscription id, due unix ms, delivery id): pending attempts, per subscription in
     /// due order, so the scheduler reads only the queues of subscriptions with a free
-    /// permit and a hanging endpoint's backlog is never scanned past (schema 2; schema 1
-    /// kept one queue `webhook_delivery_queue` in due order).
+    /// permit and a hanging endpoint's backlog is never scanned past.
     DeliveryQueue = "webhook_queue_by_subscription": (u128, u64, u128) => ();
     /// Orders waiting to be packed (written with the order, removed by the transaction that
     /// packs it or gives up): the packer's durable to-do list, read again at start.
@@ -106,8 +105,7 @@ tables! {
     PackageEvents = "package_events": (u128, u128) => InboundEventRecord;
     /// (source, eventId) -> (package id, arrival id): a repeated eventId changes nothing.
     InboundEventIds = "inbound_event_ids": (String, String) => (u128, u128);
-    /// Subscription id -> the next outbox sequence number to fan out to it (schema 3;
-    /// schema 2 kept one cursor for all in `Meta` `webhook_outbox_cursor`). Written with
+    /// Subscription id -> the next outbox sequence number to fan out to it. Written with
     /// the subscription, removed with it.
     WebhookCursors = "webhook_cursors": u128 => u64;
 }
