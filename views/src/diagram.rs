@@ -1,0 +1,415 @@
+//! Isometric SVG diagrams of a packed box: the open box seen from the front right, above, with
+//! the units of steps 1..K (earlier ones muted, step K highlighted and labelled) or all of them,
+//! painted back to front so nearer units cover farther ones.
+
+use crate::escape::push_escaped;
+use crate::geometry::{behind, Tol};
+use crate::model::{PackedBox, Point, Size, Unit};
+use crate::order::Step;
+use crate::svgnum::{push_num, push_uint};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Width of the box's picture in SVG user units (pixels at 100%).
+const PICTURE: f64 = 520.0;
+const MARGIN: f64 = 24.0;
+/// Room above the picture for the caption.
+const HEAD: f64 = 34.0;
+/// Room below the picture for the front marker.
+const FOOT: f64 = 34.0;
+const COS30: f64 = 0.866_025_403_784_438_6;
+/// Fill colours (top, front, right face) of SKUs in the complete view, by SKU in order of
+/// first appearance, cycling.
+const HUES: [u16; 8] = [210, 30, 130, 280, 350, 180, 55, 0];
+
+const STYLE: &str = "text{font:13px sans-serif;fill:#222}\
+.cap{font-weight:bold}\
+.u path{stroke:#333;stroke-width:.6;stroke-linejoin:round}\
+.m .t{fill:#eee}.m .f{fill:#d4d4d4}.m .r{fill:#bbb}\
+.h .t{fill:#ffc266}.h .f{fill:#f0a030}.h .r{fill:#d88a1c}\
+.h path{stroke:#000;stroke-width:1.4}\
+.bw{fill:#e9d8b8;stroke:#8a6a3a;stroke-width:1}\
+.bf{fill:#c8a46a;fill-opacity:.12;stroke:#8a6a3a;stroke-width:1.2}\
+.fe{stroke:#c0392b;stroke-width:3;fill:none}\
+.fr{fill:#c0392b;font-weight:bold;letter-spacing:2px}\
+.xo{fill:none;stroke:#000;stroke-width:1.2;stroke-dasharray:4 3}\
+.ar{fill:#1a4f9c;stroke:#fff;stroke-width:.6}\
+.lb{font-weight:bold;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}";
+
+/// The diagram of `bx` at step `upto`: units of steps `1..=K` with step K highlighted, or the
+/// complete packed box for `None`. `K = 0` draws the empty box; `K` past the last step draws
+/// every step with the last highlighted. To draw many steps of one box, build a [`Scene`] once.
+pub fn diagram(bx: &PackedBox, steps: &[Step], upto: Option<usize>) -> String {
+    Scene::new(bx, steps).render(upto)
+}
+
+/// A box and its steps, projected and in painting order once, for drawing many steps.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    box_id: String,
+    inner: Size,
+    /// Units as in the steps, with their step numbers.
+    units: Vec<(usize, Unit)>,
+    /// Indexes into `units`, back to front.
+    paint: Vec<usize>,
+    /// Colour class index of each unit in the complete view.
+    colour: Vec<usize>,
+    scale: f64,
+    /// Screen position of the box's origin corner.
+    origin: (f64, f64),
+    size: (f64, f64),
+    last_step: usize,
+}
+
+impl Scene {
+    /// Projects the box and the steps' units and orders them for painting.
+    pub fn new(bx: &PackedBox, steps: &[Step]) -> Scene {
+        let units: Vec<(usize, Unit)> = steps
+            .iter()
+            .map(|s| {
+                let u = Unit {
+                    sku: s.sku.clone(),
+                    name: s.name.clone(),
+                    position: s.position,
+                    dimensions: s.dimensions,
+                    rotated: s.rotated,
+                    orientation: s.orientation,
+                    fragile: s.fragile,
+                    hazmat_class: s.hazmat_class.clone(),
+                };
+                (s.step, u)
+            })
+            .collect();
+        let t = Tol::of(bx);
+        let plain: Vec<&Unit> = units.iter().map(|(_, u)| u).collect();
+        let paint = paint_order(&plain, t);
+        let mut skus: Vec<&str> = Vec::new();
+        let colour = units
+            .iter()
+            .map(|(_, u)| match skus.iter().position(|s| *s == u.sku) {
+                Some(k) => k % HUES.len(),
+                None => {
+                    skus.push(&u.sku);
+                    (skus.len() - 1) % HUES.len()
+                }
+            })
+            .collect();
+        let b = bx.inner;
+        let span = ((b.width + b.length) * COS30).max(f64::MIN_POSITIVE);
+        let scale = PICTURE / span;
+        // Screen "up" of a point is y + (z - x) / 2: highest at the back left top corner.
+        let top = b.height + b.length / 2.0;
+        let low = -b.width / 2.0;
+        let origin = (MARGIN, HEAD + top * scale);
+        let size = (PICTURE + 2.0 * MARGIN, HEAD + (top - low) * scale + FOOT);
+        Scene {
+            box_id: bx.box_id.clone(),
+            inner: b,
+            last_step: units.iter().map(|(s, _)| *s).max().unwrap_or(0),
+            units,
+            paint,
+            colour,
+            scale,
+            origin,
+            size,
+        }
+    }
+
+    fn at(&self, x: f64, y: f64, z: f64) -> (f64, f64) {
+        (
+            self.origin.0 + (x + z) * COS30 * self.scale,
+            self.origin.1 - (y + (z - x) / 2.0) * self.scale,
+        )
+    }
+
+    /// Screen vector of a length `d` along axis 0 (x), 1 (y) or 2 (z).
+    fn along(&self, axis: usize, d: f64) -> (f64, f64) {
+        let s = d * self.scale;
+        match axis {
+            0 => (s * COS30, s / 2.0),
+            1 => (0.0, -s),
+            _ => (s * COS30, -s / 2.0),
+        }
+    }
+
+    /// Appends a closed parallelogram path at `p` spanned by `a` and `b`.
+    fn quad(&self, out: &mut String, class: &str, p: Point, a: (usize, f64), b: (usize, f64)) {
+        let (x, y) = self.at(p.x, p.y, p.z);
+        let (ax, ay) = self.along(a.0, a.1);
+        let (bx, by) = self.along(b.0, b.1);
+        out.push_str("<path class=\"");
+        out.push_str(class);
+        out.push_str("\" d=\"M");
+        push_pair(out, x, y);
+        for (dx, dy) in [(ax, ay), (bx, by), (-ax, -ay)] {
+            out.push('l');
+            push_pair(out, dx, dy);
+        }
+        out.push_str("z\"/>");
+    }
+
+    /// The SVG of step `upto` (see [`diagram`]).
+    pub fn render(&self, upto: Option<usize>) -> String {
+        let k = upto.map(|k| k.min(self.last_step));
+        let mut out = String::with_capacity(300 + 260 * self.units.len());
+        self.head(&mut out, k);
+        self.walls(&mut out, "bw", true);
+        let mut current = None;
+        for &i in &self.paint {
+            let (step, u) = &self.units[i];
+            let class = match k {
+                Some(k) if *step > k => continue,
+                Some(k) if *step == k => {
+                    current = Some(i);
+                    "u h".to_string()
+                }
+                Some(_) => "u m".to_string(),
+                None => format!("u c{}", self.colour[i]),
+            };
+            self.unit(&mut out, &class, *step, u);
+        }
+        self.walls(&mut out, "bf", false);
+        self.front_marker(&mut out);
+        if let Some(i) = current {
+            self.highlight(&mut out, &self.units[i].1);
+        }
+        out.push_str("</svg>");
+        out
+    }
+
+    fn head(&self, out: &mut String, k: Option<usize>) {
+        out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ");
+        push_pair(out, self.size.0.ceil(), self.size.1.ceil());
+        out.push_str("\" width=\"");
+        push_num(out, self.size.0.ceil());
+        out.push_str("\" height=\"");
+        push_num(out, self.size.1.ceil());
+        out.push_str("\"><style>");
+        out.push_str(STYLE);
+        if k.is_none() {
+            let used = self.colour.iter().max().map_or(0, |m| m + 1);
+            for (c, hue) in HUES.iter().take(used).enumerate() {
+                for (face, light) in [("t", 85), ("f", 72), ("r", 62)] {
+                    out.push_str(&format!(".c{c} .{face}{{fill:hsl({hue},55%,{light}%)}}"));
+                }
+            }
+        }
+        out.push_str("</style><defs><path id=\"up\" d=\"M-5 6v-7h-3l5-6 5 6h-3v7z\"/></defs>");
+        out.push_str("<text class=\"cap\" x=\"8\" y=\"20\">");
+        match k.map(|k| (k, self.units.iter().find(|(s, _)| *s == k))) {
+            Some((k, Some((_, u)))) => {
+                out.push_str("Step ");
+                push_uint(out, k as u64);
+                out.push_str(" of ");
+                push_uint(out, self.last_step as u64);
+                out.push_str(": ");
+                push_escaped(out, &u.sku);
+                if u.name != u.sku {
+                    out.push_str(" \u{2014} ");
+                    push_escaped(out, &u.name);
+                }
+                for note in notes(u) {
+                    out.push_str(", ");
+                    push_escaped(out, &note);
+                }
+            }
+            Some(_) => {
+                out.push_str("Empty box ");
+                push_escaped(out, &self.box_id);
+            }
+            None => {
+                out.push_str("Box ");
+                push_escaped(out, &self.box_id);
+                out.push_str(", ");
+                push_uint(out, self.units.len() as u64);
+                out.push_str(if self.units.len() == 1 {
+                    " unit"
+                } else {
+                    " units"
+                });
+            }
+        }
+        out.push_str("</text>");
+    }
+
+    /// The far walls and floor (`back`), or the near walls drawn see-through over the units.
+    fn walls(&self, out: &mut String, class: &str, back: bool) {
+        let b = self.inner;
+        let p = |x, y, z| Point { x, y, z };
+        if back {
+            self.quad(out, class, p(0.0, 0.0, 0.0), (0, b.width), (2, b.length));
+            self.quad(out, class, p(0.0, 0.0, 0.0), (1, b.height), (2, b.length));
+            self.quad(
+                out,
+                class,
+                p(0.0, 0.0, b.length),
+                (0, b.width),
+                (1, b.height),
+            );
+        } else {
+            self.quad(out, class, p(0.0, 0.0, 0.0), (0, b.width), (1, b.height));
+            self.quad(
+                out,
+                class,
+                p(b.width, 0.0, 0.0),
+                (2, b.length),
+                (1, b.height),
+            );
+        }
+    }
+
+    fn front_marker(&self, out: &mut String) {
+        let b = self.inner;
+        let (x0, y0) = self.at(0.0, 0.0, 0.0);
+        let (x1, y1) = self.at(b.width, 0.0, 0.0);
+        out.push_str("<path class=\"fe\" d=\"M");
+        push_pair(out, x0, y0);
+        out.push('L');
+        push_pair(out, x1, y1);
+        out.push_str("\"/><text class=\"fr\" text-anchor=\"middle\" transform=\"translate(");
+        push_pair(out, (x0 + x1) / 2.0 - 8.0, (y0 + y1) / 2.0 + 16.0);
+        out.push_str(") rotate(30)\">FRONT</text>");
+    }
+
+    fn unit(&self, out: &mut String, class: &str, step: usize, u: &Unit) {
+        let (p, d) = (u.position, u.dimensions);
+        out.push_str("<g class=\"");
+        out.push_str(class);
+        out.push_str("\" data-step=\"");
+        push_uint(out, step as u64);
+        out.push_str("\">");
+        let top = Point {
+            y: p.y + d.height,
+            ..p
+        };
+        self.quad(out, "t", top, (0, d.width), (2, d.length));
+        self.quad(out, "f", p, (0, d.width), (1, d.height));
+        let right = Point {
+            x: p.x + d.width,
+            ..p
+        };
+        self.quad(out, "r", right, (2, d.length), (1, d.height));
+        if u.orientation.keeps_upright() && d.height * self.scale >= 14.0 {
+            let (x, y) = self.at(p.x + d.width / 2.0, p.y + d.height / 2.0, p.z);
+            out.push_str("<use href=\"#up\" class=\"ar\" x=\"");
+            push_num(out, x);
+            out.push_str("\" y=\"");
+            push_num(out, y);
+            out.push_str("\"/>");
+        }
+        out.push_str("</g>");
+    }
+
+    /// The highlighted unit's outline over everything (it may be hidden behind earlier units)
+    /// and its label.
+    fn highlight(&self, out: &mut String, u: &Unit) {
+        let (p, d) = (u.position, u.dimensions);
+        let (x, y) = self.at(p.x, p.y, p.z);
+        // The silhouette: right along x, back along z, up, then left and forward; `z` closes it.
+        let moves = [
+            (0, d.width),
+            (2, d.length),
+            (1, d.height),
+            (0, -d.width),
+            (2, -d.length),
+        ];
+        out.push_str("<path class=\"xo\" d=\"M");
+        push_pair(out, x, y);
+        for (axis, len) in moves {
+            let (dx, dy) = self.along(axis, len);
+            out.push('l');
+            push_pair(out, dx, dy);
+        }
+        out.push('z');
+        out.push_str("\"/>");
+        let (cx, cy) = self.at(p.x + d.width / 2.0, p.y + d.height, p.z + d.length / 2.0);
+        out.push_str("<text class=\"lb\" text-anchor=\"middle\" x=\"");
+        push_num(out, cx);
+        out.push_str("\" y=\"");
+        push_num(out, cy + 4.0);
+        out.push_str("\">");
+        push_escaped(out, &u.sku);
+        out.push_str("</text>");
+    }
+}
+
+fn notes(u: &Unit) -> Vec<String> {
+    let mut v = Vec::new();
+    if u.orientation.keeps_upright() {
+        v.push("this side up".to_string());
+    }
+    if u.fragile {
+        v.push("fragile".to_string());
+    }
+    if let Some(c) = &u.hazmat_class {
+        v.push(format!("hazmat class {c}"));
+    }
+    v
+}
+
+fn push_pair(out: &mut String, x: f64, y: f64) {
+    push_num(out, x);
+    // A minus sign separates the numbers by itself.
+    if (y * 10.0).round() >= 0.0 {
+        out.push(' ');
+    }
+    push_num(out, y);
+}
+
+/// Painting order, back to front: a topological order of "is behind" among units whose
+/// pictures overlap; ties (and, for bad input, cycles) go to the farther-looking unit first.
+fn paint_order(units: &[&Unit], t: Tol) -> Vec<usize> {
+    let n = units.len();
+    let mut waiting = vec![0usize; n];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for j in i + 1..n {
+            match behind(units[i], units[j], t) {
+                Some(true) => {
+                    after[i].push(j);
+                    waiting[j] += 1;
+                }
+                Some(false) => {
+                    after[j].push(i);
+                    waiting[i] += 1;
+                }
+                None => {}
+            }
+        }
+    }
+    // Nearness of the unit's centre to the viewer, in thousandths, as an integer key.
+    let key = |i: usize| {
+        let u = units[i];
+        let (p, d) = (u.position, u.dimensions);
+        let c = (p.x + d.width / 2.0) + (p.y + d.height / 2.0) - (p.z + d.length / 2.0);
+        ((c * 1000.0).round() as i64, i)
+    };
+    let mut heap: BinaryHeap<Reverse<(i64, usize)>> = (0..n)
+        .filter(|&i| waiting[i] == 0)
+        .map(|i| Reverse(key(i)))
+        .collect();
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        let i = match heap.pop() {
+            Some(Reverse((_, i))) => i,
+            // A cycle: break it at the farthest unit left.
+            None => (0..n)
+                .filter(|&i| !done[i])
+                .min_by_key(|&i| key(i))
+                .unwrap_or(0),
+        };
+        if done[i] {
+            continue;
+        }
+        done[i] = true;
+        order.push(i);
+        for &j in &after[i] {
+            waiting[j] = waiting[j].saturating_sub(1);
+            if waiting[j] == 0 && !done[j] {
+                heap.push(Reverse(key(j)));
+            }
+        }
+    }
+    order
+}

@@ -1,0 +1,239 @@
+//! The loading order of a packed box: numbered steps a person can follow by lowering units in
+//! from the top, each after everything it rests on and before anything above it.
+
+use crate::geometry::{below, footprints_overlap, rests_on, shared, Tol};
+use crate::model::{Orientation, PackedBox, Point, Size, Unit};
+use serde::Serialize;
+use std::cmp::Ordering;
+
+/// One step of the loading order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// 1-based.
+    pub step: usize,
+    pub sku: String,
+    pub name: String,
+    pub position: Point,
+    pub dimensions: Size,
+    pub rotated: bool,
+    pub orientation: Orientation,
+    pub fragile: bool,
+    pub hazmat_class: Option<String>,
+    /// Steps of the units whose top face this unit's base touches (positive shared area),
+    /// ascending; empty for a unit on the floor.
+    pub rests_on: Vec<usize>,
+    /// Index of the unit in [`PackedBox::units`].
+    #[serde(skip)]
+    pub unit: usize,
+}
+
+/// The loading order of `bx`, one step per unit.
+///
+/// Rules: a unit comes after every unit whose footprint it overlaps (positive area) and that
+/// lies lower (this covers every unit it rests on), so no earlier unit ever lies above a later
+/// one. Among the orders keeping that, the order prefers, in this rank: layers from the bottom
+/// (lowest base first), then a run of the SKU just placed while it continues along the same row
+/// (its z range overlaps the previous unit's), then back to front (back face farthest from the
+/// front first), then the SKU just placed, then left to right; ties go to the input order.
+pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
+    let units = &bx.units;
+    let n = units.len();
+    let t = Tol::of(bx);
+    // before[j]: units that must come before j.
+    let mut waiting = vec![0usize; n];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for j in i + 1..n {
+            if footprints_overlap(&units[i], &units[j], t) {
+                let (lo, hi) = if below(&units[i], &units[j]) {
+                    (i, j)
+                } else {
+                    (j, i)
+                };
+                after[lo].push(hi);
+                waiting[hi] += 1;
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let last = order.last().map(|&i| &units[i]);
+        let pick = (0..ready.len())
+            .min_by(|&a, &b| {
+                prefer(
+                    &units[ready[a]],
+                    &units[ready[b]],
+                    ready[a],
+                    ready[b],
+                    last,
+                    t,
+                )
+            })
+            .expect("ready is not empty");
+        let u = ready.swap_remove(pick);
+        order.push(u);
+        for &h in &after[u] {
+            waiting[h] -= 1;
+            if waiting[h] == 0 {
+                ready.push(h);
+            }
+        }
+    }
+    // The "lower first" relation has no cycle for units of positive height that do not
+    // overlap; for bad input, whatever is left goes last in input order.
+    if order.len() < n {
+        let placed: std::collections::HashSet<usize> = order.iter().copied().collect();
+        order.extend((0..n).filter(|i| !placed.contains(i)));
+    }
+    let mut step_of = vec![0usize; n];
+    for (k, &u) in order.iter().enumerate() {
+        step_of[u] = k + 1;
+    }
+    order
+        .iter()
+        .enumerate()
+        .map(|(k, &ui)| {
+            let u = &units[ui];
+            let mut rests: Vec<usize> = (0..n)
+                .filter(|&j| j != ui && rests_on(u, &units[j], t))
+                .map(|j| step_of[j])
+                .collect();
+            rests.sort_unstable();
+            Step {
+                step: k + 1,
+                sku: u.sku.clone(),
+                name: u.name.clone(),
+                position: u.position,
+                dimensions: u.dimensions,
+                rotated: u.rotated,
+                orientation: u.orientation,
+                fragile: u.fragile,
+                hazmat_class: u.hazmat_class.clone(),
+                rests_on: rests,
+                unit: ui,
+            }
+        })
+        .collect()
+}
+
+/// Compares two ready units: `Less` when `a` should go next rather than `b`.
+fn prefer(a: &Unit, b: &Unit, ai: usize, bi: usize, last: Option<&Unit>, t: Tol) -> Ordering {
+    let near = |x: f64, y: f64| (x - y).abs() <= t.contact;
+    let cmp = |x: f64, y: f64| {
+        if near(x, y) {
+            Ordering::Equal
+        } else {
+            x.total_cmp(&y)
+        }
+    };
+    // Layers from the bottom.
+    let layer = cmp(a.span(1).0, b.span(1).0);
+    if layer != Ordering::Equal {
+        return layer;
+    }
+    let same_sku = |u: &Unit| last.is_some_and(|l| l.sku == u.sku);
+    let run = |u: &Unit| {
+        last.is_some_and(|l| {
+            l.sku == u.sku && near(l.span(1).0, u.span(1).0) && shared(l.span(2), u.span(2)) > t.eps
+        })
+    };
+    // `true` sorts after `false`, so compare b to a to put the preferred one first.
+    run(b)
+        .cmp(&run(a))
+        .then_with(|| cmp(b.span(2).1, a.span(2).1))
+        .then_with(|| same_sku(b).cmp(&same_sku(a)))
+        .then_with(|| cmp(a.span(0).0, b.span(0).0))
+        .then_with(|| ai.cmp(&bi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(sku: &str, p: [f64; 3], d: [f64; 3]) -> Unit {
+        Unit {
+            sku: sku.into(),
+            name: sku.into(),
+            position: Point {
+                x: p[0],
+                y: p[1],
+                z: p[2],
+            },
+            dimensions: Size {
+                width: d[0],
+                height: d[1],
+                length: d[2],
+            },
+            ..Unit::default()
+        }
+    }
+
+    fn boxed(units: Vec<Unit>) -> PackedBox {
+        PackedBox {
+            box_id: "b".into(),
+            inner: Size {
+                width: 4.0,
+                height: 4.0,
+                length: 4.0,
+            },
+            units,
+        }
+    }
+
+    fn skus(steps: &[Step]) -> Vec<&str> {
+        steps.iter().map(|s| s.sku.as_str()).collect()
+    }
+
+    #[test]
+    fn a_unit_comes_after_what_it_rests_on_and_names_it() {
+        // Listed top first: the order must still put the carrying unit first.
+        let b = boxed(vec![
+            unit("top", [0.0, 1.0, 0.0], [2.0, 1.0, 2.0]),
+            unit("base", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
+        ]);
+        let s = loading_order(&b);
+        assert_eq!(skus(&s), ["base", "top"]);
+        assert_eq!(s[1].rests_on, vec![1]);
+        assert!(s[0].rests_on.is_empty());
+        assert_eq!((s[0].unit, s[1].unit), (1, 0));
+    }
+
+    #[test]
+    fn floor_goes_back_to_front_then_up() {
+        let b = boxed(vec![
+            unit("front", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
+            unit("on-back", [0.0, 1.0, 2.0], [2.0, 1.0, 2.0]),
+            unit("back", [0.0, 0.0, 2.0], [2.0, 1.0, 2.0]),
+        ]);
+        assert_eq!(skus(&loading_order(&b)), ["back", "front", "on-back"]);
+    }
+
+    #[test]
+    fn a_row_of_one_sku_is_finished_before_the_next_sku() {
+        // Row at the back: a, b, a (left to right); plain back-to-front-left-to-right would
+        // interleave the SKUs; the run keeps the two a's together.
+        let b = boxed(vec![
+            unit("a", [0.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+            unit("b", [1.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+            unit("a", [2.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+        ]);
+        assert_eq!(skus(&loading_order(&b)), ["a", "a", "b"]);
+    }
+
+    #[test]
+    fn serializes_with_the_api_names() {
+        let mut u = unit("s", [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+        u.hazmat_class = Some("3".into());
+        u.orientation = Orientation::Upright;
+        let v = serde_json::to_value(loading_order(&boxed(vec![u]))).unwrap();
+        let s = &v[0];
+        assert_eq!(s["step"], 1);
+        assert_eq!(s["hazmatClass"], "3");
+        assert_eq!(s["orientation"], "upright");
+        assert_eq!(s["restsOn"], serde_json::json!([]));
+        assert_eq!(s["dimensions"]["length"], 1.0);
+        assert!(s.get("unit").is_none());
+    }
+}
