@@ -4,7 +4,7 @@
 
 use crate::escape::push_escaped;
 use crate::geometry::{behind, Tol};
-use crate::model::{PackedBox, Point, Size, Unit};
+use crate::model::{Extent, PackedBox, Point, Size, Unit};
 use crate::order::Step;
 use crate::svgnum::{push_num, push_uint};
 use std::cmp::Reverse;
@@ -20,7 +20,10 @@ const FOOT: f64 = 34.0;
 const COS30: f64 = 0.866_025_403_784_438_6;
 /// Fill colours (top, front, right face) of SKUs in the complete view, by SKU in order of
 /// first appearance, cycling.
-const HUES: [u16; 8] = [210, 30, 130, 280, 350, 180, 55, 0];
+const HUES: [u16; 8] = [210, 130, 280, 350, 180, 55, 240, 95];
+const COLOURS: [&str; 8] = [
+    "u c0", "u c1", "u c2", "u c3", "u c4", "u c5", "u c6", "u c7",
+];
 
 const STYLE: &str = "text{font:13px sans-serif;fill:#222}\
 .cap{font-weight:bold}\
@@ -54,6 +57,8 @@ pub struct Scene {
     paint: Vec<usize>,
     /// Colour class index of each unit in the complete view.
     colour: Vec<usize>,
+    /// Each unit's group after its class attribute, drawn once: rendering a step copies them.
+    bodies: Vec<String>,
     scale: f64,
     /// Screen position of the box's origin corner.
     origin: (f64, f64),
@@ -81,8 +86,8 @@ impl Scene {
             })
             .collect();
         let t = Tol::of(bx);
-        let plain: Vec<&Unit> = units.iter().map(|(_, u)| u).collect();
-        let paint = paint_order(&plain, t);
+        let ext: Vec<Extent> = units.iter().map(|(_, u)| u.extent()).collect();
+        let paint = paint_order(&ext, t);
         let mut skus: Vec<&str> = Vec::new();
         let colour = units
             .iter()
@@ -102,17 +107,20 @@ impl Scene {
         let low = -b.width / 2.0;
         let origin = (MARGIN, HEAD + top * scale);
         let size = (PICTURE + 2.0 * MARGIN, HEAD + (top - low) * scale + FOOT);
-        Scene {
+        let mut scene = Scene {
             box_id: bx.box_id.clone(),
             inner: b,
             last_step: units.iter().map(|(s, _)| *s).max().unwrap_or(0),
             units,
             paint,
             colour,
+            bodies: Vec::new(),
             scale,
             origin,
             size,
-        }
+        };
+        scene.bodies = scene.units.iter().map(|(k, u)| scene.body(*k, u)).collect();
+        scene
     }
 
     fn at(&self, x: f64, y: f64, z: f64) -> (f64, f64) {
@@ -156,17 +164,19 @@ impl Scene {
         self.walls(&mut out, "bw", true);
         let mut current = None;
         for &i in &self.paint {
-            let (step, u) = &self.units[i];
+            let step = self.units[i].0;
             let class = match k {
-                Some(k) if *step > k => continue,
-                Some(k) if *step == k => {
+                Some(k) if step > k => continue,
+                Some(k) if step == k => {
                     current = Some(i);
-                    "u h".to_string()
+                    "u h"
                 }
-                Some(_) => "u m".to_string(),
-                None => format!("u c{}", self.colour[i]),
+                Some(_) => "u m",
+                None => COLOURS[self.colour[i]],
             };
-            self.unit(&mut out, &class, *step, u);
+            out.push_str("<g class=\"");
+            out.push_str(class);
+            out.push_str(&self.bodies[i]);
         }
         self.walls(&mut out, "bf", false);
         self.front_marker(&mut out);
@@ -271,10 +281,16 @@ impl Scene {
         out.push_str(") rotate(30)\">FRONT</text>");
     }
 
-    fn unit(&self, out: &mut String, class: &str, step: usize, u: &Unit) {
+    /// A unit's group from the end of its class attribute on: step number, the three visible
+    /// faces, the "this side up" arrow.
+    fn body(&self, step: usize, u: &Unit) -> String {
+        let mut out = String::with_capacity(240);
+        self.faces(&mut out, step, u);
+        out
+    }
+
+    fn faces(&self, out: &mut String, step: usize, u: &Unit) {
         let (p, d) = (u.position, u.dimensions);
-        out.push_str("<g class=\"");
-        out.push_str(class);
         out.push_str("\" data-step=\"");
         push_uint(out, step as u64);
         out.push_str("\">");
@@ -358,13 +374,13 @@ fn push_pair(out: &mut String, x: f64, y: f64) {
 
 /// Painting order, back to front: a topological order of "is behind" among units whose
 /// pictures overlap; ties (and, for bad input, cycles) go to the farther-looking unit first.
-fn paint_order(units: &[&Unit], t: Tol) -> Vec<usize> {
+fn paint_order(units: &[Extent], t: Tol) -> Vec<usize> {
     let n = units.len();
     let mut waiting = vec![0usize; n];
     let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in 0..n {
         for j in i + 1..n {
-            match behind(units[i], units[j], t) {
+            match behind(&units[i], &units[j], t) {
                 Some(true) => {
                     after[i].push(j);
                     waiting[j] += 1;
@@ -379,9 +395,8 @@ fn paint_order(units: &[&Unit], t: Tol) -> Vec<usize> {
     }
     // Nearness of the unit's centre to the viewer, in thousandths, as an integer key.
     let key = |i: usize| {
-        let u = units[i];
-        let (p, d) = (u.position, u.dimensions);
-        let c = (p.x + d.width / 2.0) + (p.y + d.height / 2.0) - (p.z + d.length / 2.0);
+        let [x, y, z] = units[i];
+        let c = (x.0 + x.1 + y.0 + y.1 - z.0 - z.1) / 2.0;
         ((c * 1000.0).round() as i64, i)
     };
     let mut heap: BinaryHeap<Reverse<(i64, usize)>> = (0..n)

@@ -1,7 +1,7 @@
 //! Pairwise relations of axis-aligned units used by the loading order and the diagrams: shared
 //! footprint, "rests on", which of two units is lower, and which is behind in the isometric view.
 
-use crate::model::{PackedBox, Unit};
+use crate::model::{Extent, PackedBox};
 
 /// Length of the overlap of two ranges (0 when apart).
 pub(crate) fn shared(a: (f64, f64), b: (f64, f64)) -> f64 {
@@ -28,20 +28,20 @@ impl Tol {
 }
 
 /// Whether the footprints (x/z) of two units overlap with positive area.
-pub(crate) fn footprints_overlap(a: &Unit, b: &Unit, t: Tol) -> bool {
-    shared(a.span(0), b.span(0)) > t.eps && shared(a.span(2), b.span(2)) > t.eps
+pub(crate) fn footprints_overlap(a: &Extent, b: &Extent, t: Tol) -> bool {
+    shared(a[0], b[0]) > t.eps && shared(a[2], b[2]) > t.eps
 }
 
 /// Whether `upper`'s base touches the top face of `lower` with positive overlap area.
-pub(crate) fn rests_on(upper: &Unit, lower: &Unit, t: Tol) -> bool {
-    footprints_overlap(upper, lower, t) && (upper.span(1).0 - lower.span(1).1).abs() <= t.contact
+pub(crate) fn rests_on(upper: &Extent, lower: &Extent, t: Tol) -> bool {
+    footprints_overlap(upper, lower, t) && (upper[1].0 - lower[1].1).abs() <= t.contact
 }
 
 /// For two units whose footprints overlap, whether `a` is below `b`. Units do not overlap, so
 /// they are apart vertically and comparing centres is exact and free of tolerances.
-pub(crate) fn below(a: &Unit, b: &Unit) -> bool {
-    let (a0, a1) = a.span(1);
-    let (b0, b1) = b.span(1);
+pub(crate) fn below(a: &Extent, b: &Extent) -> bool {
+    let (a0, a1) = a[1];
+    let (b0, b1) = b[1];
     a0 + a1 < b0 + b1
 }
 
@@ -53,13 +53,12 @@ pub(crate) fn below(a: &Unit, b: &Unit) -> bool {
 /// Two disjoint axis-aligned boxes are apart along at least one axis; when their pictures
 /// overlap, every such axis gives the same answer (two axes giving opposite answers would make
 /// the pictures apart along the matching screen direction), so the first one found decides.
-pub(crate) fn behind(a: &Unit, b: &Unit, t: Tol) -> Option<bool> {
+pub(crate) fn behind(a: &Extent, b: &Extent, t: Tol) -> Option<bool> {
     if !pictures_overlap(a, b, t) {
         return None;
     }
-    let (ax, bx) = (a.span(0), b.span(0));
-    let (ay, by) = (a.span(1), b.span(1));
-    let (az, bz) = (a.span(2), b.span(2));
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
     if ax.1 <= bx.0 + t.eps {
         Some(true)
     } else if bx.1 <= ax.0 + t.eps {
@@ -82,9 +81,9 @@ pub(crate) fn behind(a: &Unit, b: &Unit, t: Tol) -> Option<bool> {
 /// picture of an axis-aligned box is the zonotope spanned by the three projected axes, so two
 /// pictures are apart exactly when they are apart along a normal of one of those axes; along
 /// them a box covers the ranges of `x + z`, `x - y` and `y + z`.
-pub(crate) fn pictures_overlap(a: &Unit, b: &Unit, t: Tol) -> bool {
-    let r = |u: &Unit| {
-        let (x, y, z) = (u.span(0), u.span(1), u.span(2));
+pub(crate) fn pictures_overlap(a: &Extent, b: &Extent, t: Tol) -> bool {
+    let r = |e: &Extent| {
+        let [x, y, z] = *e;
         [
             (x.0 + z.0, x.1 + z.1),
             (x.0 - y.1, x.1 - y.0),
@@ -98,9 +97,9 @@ pub(crate) fn pictures_overlap(a: &Unit, b: &Unit, t: Tol) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Point, Size};
+    use crate::model::{Point, Size, Unit};
 
-    fn unit(p: [f64; 3], d: [f64; 3]) -> Unit {
+    fn unit(p: [f64; 3], d: [f64; 3]) -> Extent {
         Unit {
             position: Point {
                 x: p[0],
@@ -114,6 +113,7 @@ mod tests {
             },
             ..Unit::default()
         }
+        .extent()
     }
 
     const T: Tol = Tol {

@@ -56,6 +56,9 @@ impl From<packing::Orientation> for Orientation {
     }
 }
 
+/// Ranges `(from, to)` along x, y and z.
+pub(crate) type Extent = [(f64, f64); 3];
+
 /// One physical unit as placed.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Unit {
@@ -74,14 +77,14 @@ pub struct Unit {
 }
 
 impl Unit {
-    /// The unit's range along axis 0 (x), 1 (y) or 2 (z).
-    pub(crate) fn span(&self, axis: usize) -> (f64, f64) {
+    /// The unit's ranges along x, y and z.
+    pub(crate) fn extent(&self) -> Extent {
         let (p, d) = (&self.position, &self.dimensions);
-        match axis {
-            0 => (p.x, p.x + d.width),
-            1 => (p.y, p.y + d.height),
-            _ => (p.z, p.z + d.length),
-        }
+        [
+            (p.x, p.x + d.width),
+            (p.y, p.y + d.height),
+            (p.z, p.z + d.length),
+        ]
     }
 }
 

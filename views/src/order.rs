@@ -2,7 +2,7 @@
 //! from the top, each after everything it rests on and before anything above it.
 
 use crate::geometry::{below, footprints_overlap, rests_on, shared, Tol};
-use crate::model::{Orientation, PackedBox, Point, Size, Unit};
+use crate::model::{Extent, Orientation, PackedBox, Point, Size};
 use serde::Serialize;
 use std::cmp::Ordering;
 
@@ -40,13 +40,26 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
     let units = &bx.units;
     let n = units.len();
     let t = Tol::of(bx);
-    // before[j]: units that must come before j.
+    let ext: Vec<Extent> = units.iter().map(|u| u.extent()).collect();
+    // SKUs as small integers, for cheap comparisons.
+    let mut names: Vec<&str> = Vec::new();
+    let sku: Vec<usize> = units
+        .iter()
+        .map(|u| match names.iter().position(|s| *s == u.sku) {
+            Some(k) => k,
+            None => {
+                names.push(&u.sku);
+                names.len() - 1
+            }
+        })
+        .collect();
+    // waiting[j]: how many units that must come before j are not placed yet.
     let mut waiting = vec![0usize; n];
     let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in 0..n {
         for j in i + 1..n {
-            if footprints_overlap(&units[i], &units[j], t) {
-                let (lo, hi) = if below(&units[i], &units[j]) {
+            if footprints_overlap(&ext[i], &ext[j], t) {
+                let (lo, hi) = if below(&ext[i], &ext[j]) {
                     (i, j)
                 } else {
                     (j, i)
@@ -59,18 +72,10 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
     let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
     let mut order: Vec<usize> = Vec::with_capacity(n);
     while !ready.is_empty() {
-        let last = order.last().map(|&i| &units[i]);
+        let last = order.last().map(|&i| (&ext[i], sku[i]));
+        let key = |i: usize| (&ext[i], sku[i], i);
         let pick = (0..ready.len())
-            .min_by(|&a, &b| {
-                prefer(
-                    &units[ready[a]],
-                    &units[ready[b]],
-                    ready[a],
-                    ready[b],
-                    last,
-                    t,
-                )
-            })
+            .min_by(|&a, &b| prefer(key(ready[a]), key(ready[b]), last, t))
             .expect("ready is not empty");
         let u = ready.swap_remove(pick);
         order.push(u);
@@ -97,7 +102,7 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
         .map(|(k, &ui)| {
             let u = &units[ui];
             let mut rests: Vec<usize> = (0..n)
-                .filter(|&j| j != ui && rests_on(u, &units[j], t))
+                .filter(|&j| j != ui && rests_on(&ext[ui], &ext[j], t))
                 .map(|j| step_of[j])
                 .collect();
             rests.sort_unstable();
@@ -118,8 +123,12 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
         .collect()
 }
 
-/// Compares two ready units: `Less` when `a` should go next rather than `b`.
-fn prefer(a: &Unit, b: &Unit, ai: usize, bi: usize, last: Option<&Unit>, t: Tol) -> Ordering {
+/// A ready unit as `prefer` sees it: extent, SKU number, input index.
+type Candidate<'a> = (&'a Extent, usize, usize);
+
+/// Compares two ready units: `Less` when `a` should go next rather than `b`. `last` is the
+/// extent and SKU of the unit placed last.
+fn prefer(a: Candidate, b: Candidate, last: Option<(&Extent, usize)>, t: Tol) -> Ordering {
     let near = |x: f64, y: f64| (x - y).abs() <= t.contact;
     let cmp = |x: f64, y: f64| {
         if near(x, y) {
@@ -128,29 +137,29 @@ fn prefer(a: &Unit, b: &Unit, ai: usize, bi: usize, last: Option<&Unit>, t: Tol)
             x.total_cmp(&y)
         }
     };
+    let ((ea, sa, ia), (eb, sb, ib)) = (a, b);
     // Layers from the bottom.
-    let layer = cmp(a.span(1).0, b.span(1).0);
+    let layer = cmp(ea[1].0, eb[1].0);
     if layer != Ordering::Equal {
         return layer;
     }
-    let same_sku = |u: &Unit| last.is_some_and(|l| l.sku == u.sku);
-    let run = |u: &Unit| {
-        last.is_some_and(|l| {
-            l.sku == u.sku && near(l.span(1).0, u.span(1).0) && shared(l.span(2), u.span(2)) > t.eps
-        })
+    let same_sku = |s: usize| last.is_some_and(|(_, ls)| ls == s);
+    let run = |e: &Extent, s: usize| {
+        last.is_some_and(|(le, ls)| ls == s && near(le[1].0, e[1].0) && shared(le[2], e[2]) > t.eps)
     };
     // `true` sorts after `false`, so compare b to a to put the preferred one first.
-    run(b)
-        .cmp(&run(a))
-        .then_with(|| cmp(b.span(2).1, a.span(2).1))
-        .then_with(|| same_sku(b).cmp(&same_sku(a)))
-        .then_with(|| cmp(a.span(0).0, b.span(0).0))
-        .then_with(|| ai.cmp(&bi))
+    run(eb, sb)
+        .cmp(&run(ea, sa))
+        .then_with(|| cmp(eb[2].1, ea[2].1))
+        .then_with(|| same_sku(sb).cmp(&same_sku(sa)))
+        .then_with(|| cmp(ea[0].0, eb[0].0))
+        .then_with(|| ia.cmp(&ib))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Unit;
 
     fn unit(sku: &str, p: [f64; 3], d: [f64; 3]) -> Unit {
         Unit {
