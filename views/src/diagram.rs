@@ -2,13 +2,12 @@
 //! the units of steps 1..K (earlier ones muted, step K highlighted and labelled) or all of them,
 //! painted back to front so nearer units cover farther ones.
 
-use crate::escape::push_escaped;
-use crate::geometry::{behind, Tol};
+use crate::geometry::Tol;
+use crate::markup::push_escaped;
+use crate::markup::{push_num, push_uint};
 use crate::model::{Extent, PackedBox, Point, Size, Unit};
 use crate::order::Step;
-use crate::svgnum::{push_num, push_uint};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::paint::paint_order;
 
 /// Width of the box's picture in SVG user units (pixels at 100%).
 const PICTURE: f64 = 520.0;
@@ -43,7 +42,8 @@ const STYLE: &str = "text{font:13px sans-serif;fill:#222}\
 /// complete packed box for `None`. `K = 0` draws the empty box; `K` past the last step draws
 /// every step with the last highlighted. To draw many steps of one box, build a [`Scene`] once.
 pub fn diagram(bx: &PackedBox, steps: &[Step], upto: Option<usize>) -> String {
-    Scene::new(bx, steps).render(upto)
+    // One picture: drawing the units straight into it beats drawing them once in advance.
+    Scene::projected(bx, steps).render(upto)
 }
 
 /// A box and its steps, projected and in painting order once, for drawing many steps.
@@ -69,6 +69,13 @@ pub struct Scene {
 impl Scene {
     /// Projects the box and the steps' units and orders them for painting.
     pub fn new(bx: &PackedBox, steps: &[Step]) -> Scene {
+        let mut scene = Scene::projected(bx, steps);
+        scene.bodies = scene.units.iter().map(|(k, u)| scene.body(*k, u)).collect();
+        scene
+    }
+
+    /// The scene without the units' groups drawn in advance.
+    fn projected(bx: &PackedBox, steps: &[Step]) -> Scene {
         let units: Vec<(usize, Unit)> = steps
             .iter()
             .map(|s| {
@@ -107,7 +114,7 @@ impl Scene {
         let low = -b.width / 2.0;
         let origin = (MARGIN, HEAD + top * scale);
         let size = (PICTURE + 2.0 * MARGIN, HEAD + (top - low) * scale + FOOT);
-        let mut scene = Scene {
+        Scene {
             box_id: bx.box_id.clone(),
             inner: b,
             last_step: units.iter().map(|(s, _)| *s).max().unwrap_or(0),
@@ -118,9 +125,7 @@ impl Scene {
             scale,
             origin,
             size,
-        };
-        scene.bodies = scene.units.iter().map(|(k, u)| scene.body(*k, u)).collect();
-        scene
+        }
     }
 
     fn at(&self, x: f64, y: f64, z: f64) -> (f64, f64) {
@@ -176,7 +181,10 @@ impl Scene {
             };
             out.push_str("<g class=\"");
             out.push_str(class);
-            out.push_str(&self.bodies[i]);
+            match self.bodies.get(i) {
+                Some(body) => out.push_str(body),
+                None => self.faces(&mut out, step, &self.units[i].1),
+            }
         }
         self.walls(&mut out, "bf", false);
         self.front_marker(&mut out);
@@ -370,61 +378,4 @@ fn push_pair(out: &mut String, x: f64, y: f64) {
         out.push(' ');
     }
     push_num(out, y);
-}
-
-/// Painting order, back to front: a topological order of "is behind" among units whose
-/// pictures overlap; ties (and, for bad input, cycles) go to the farther-looking unit first.
-fn paint_order(units: &[Extent], t: Tol) -> Vec<usize> {
-    let n = units.len();
-    let mut waiting = vec![0usize; n];
-    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for i in 0..n {
-        for j in i + 1..n {
-            match behind(&units[i], &units[j], t) {
-                Some(true) => {
-                    after[i].push(j);
-                    waiting[j] += 1;
-                }
-                Some(false) => {
-                    after[j].push(i);
-                    waiting[i] += 1;
-                }
-                None => {}
-            }
-        }
-    }
-    // Nearness of the unit's centre to the viewer, in thousandths, as an integer key.
-    let key = |i: usize| {
-        let [x, y, z] = units[i];
-        let c = (x.0 + x.1 + y.0 + y.1 - z.0 - z.1) / 2.0;
-        ((c * 1000.0).round() as i64, i)
-    };
-    let mut heap: BinaryHeap<Reverse<(i64, usize)>> = (0..n)
-        .filter(|&i| waiting[i] == 0)
-        .map(|i| Reverse(key(i)))
-        .collect();
-    let mut done = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    while order.len() < n {
-        let i = match heap.pop() {
-            Some(Reverse((_, i))) => i,
-            // A cycle: break it at the farthest unit left.
-            None => (0..n)
-                .filter(|&i| !done[i])
-                .min_by_key(|&i| key(i))
-                .unwrap_or(0),
-        };
-        if done[i] {
-            continue;
-        }
-        done[i] = true;
-        order.push(i);
-        for &j in &after[i] {
-            waiting[j] = waiting[j].saturating_sub(1);
-            if waiting[j] == 0 && !done[j] {
-                heap.push(Reverse(key(j)));
-            }
-        }
-    }
-    order
 }

@@ -1,5 +1,5 @@
-//! Pairwise relations of axis-aligned units used by the loading order and the diagrams: shared
-//! footprint, "rests on", which of two units is lower, and which is behind in the isometric view.
+//! Pairwise relations of axis-aligned units: shared footprint, "rests on", which of two units
+//! is lower, and the tolerances of a box they are judged with.
 
 use crate::model::{Extent, PackedBox};
 
@@ -45,55 +45,6 @@ pub(crate) fn below(a: &Extent, b: &Extent) -> bool {
     a0 + a1 < b0 + b1
 }
 
-/// The isometric view looks from the front right, above: from `+x`, `+y` and `-z`. A unit is
-/// farther from the viewer along x when its x is smaller, along y when lower, along z when its
-/// z is larger. Returns `Some(true)` when `a` is behind `b` (so `a` must be drawn first),
-/// `Some(false)` when `b` is behind `a`, `None` when their pictures do not overlap (any order).
-///
-/// Two disjoint axis-aligned boxes are apart along at least one axis; when their pictures
-/// overlap, every such axis gives the same answer (two axes giving opposite answers would make
-/// the pictures apart along the matching screen direction), so the first one found decides.
-pub(crate) fn behind(a: &Extent, b: &Extent, t: Tol) -> Option<bool> {
-    if !pictures_overlap(a, b, t) {
-        return None;
-    }
-    let [ax, ay, az] = *a;
-    let [bx, by, bz] = *b;
-    if ax.1 <= bx.0 + t.eps {
-        Some(true)
-    } else if bx.1 <= ax.0 + t.eps {
-        Some(false)
-    } else if ay.1 <= by.0 + t.eps {
-        Some(true)
-    } else if by.1 <= ay.0 + t.eps {
-        Some(false)
-    } else if az.0 >= bz.1 - t.eps {
-        Some(true)
-    } else if bz.0 >= az.1 - t.eps {
-        Some(false)
-    } else {
-        // Overlapping units (bad input): no order is right; leave it to the tie-break.
-        None
-    }
-}
-
-/// Whether the isometric pictures (hexagons) of two units overlap with positive area. The
-/// picture of an axis-aligned box is the zonotope spanned by the three projected axes, so two
-/// pictures are apart exactly when they are apart along a normal of one of those axes; along
-/// them a box covers the ranges of `x + z`, `x - y` and `y + z`.
-pub(crate) fn pictures_overlap(a: &Extent, b: &Extent, t: Tol) -> bool {
-    let r = |e: &Extent| {
-        let [x, y, z] = *e;
-        [
-            (x.0 + z.0, x.1 + z.1),
-            (x.0 - y.1, x.1 - y.0),
-            (y.0 + z.0, y.1 + z.1),
-        ]
-    };
-    let (ra, rb) = (r(a), r(b));
-    (0..3).all(|k| shared(ra[k], rb[k]) > t.eps)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,27 +83,5 @@ mod tests {
         assert!(!rests_on(&high, &floor, T), "a gap");
         assert!(!rests_on(&floor, &on, T), "upside down");
         assert!(below(&floor, &high) && !below(&high, &floor));
-    }
-
-    #[test]
-    fn behind_follows_the_view_from_front_right_above() {
-        let a = unit([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
-        // To the right of a: nearer (the viewer is at +x).
-        assert_eq!(
-            behind(&a, &unit([1.0, 0.0, 0.0], [1.0, 1.0, 1.0]), T),
-            Some(true)
-        );
-        // Behind a (larger z): farther.
-        assert_eq!(
-            behind(&a, &unit([0.0, 0.0, 1.0], [1.0, 1.0, 1.0]), T),
-            Some(false)
-        );
-        // On top of a: nearer.
-        assert_eq!(
-            behind(&a, &unit([0.0, 1.0, 0.0], [1.0, 1.0, 1.0]), T),
-            Some(true)
-        );
-        // Right and behind: the pictures only touch, either order is right.
-        assert_eq!(behind(&a, &unit([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]), T), None);
     }
 }

@@ -11,15 +11,15 @@
 //! front" means from large `z` to small `z`. Units are lowered in from the open top.
 
 mod diagram;
-mod escape;
 mod geometry;
+mod markup;
 mod model;
 mod order;
+mod paint;
 mod slip;
-mod svgnum;
 
 pub use diagram::{diagram, Scene};
-pub use escape::escape_html;
+pub use markup::escape_html;
 pub use model::{Orientation, PackedBox, Point, Size, Unit};
 pub use order::{loading_order, Step};
 pub use slip::{slip_html, ContentLine, PaperSize, Slip};

@@ -56,6 +56,8 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
     // waiting[j]: how many units that must come before j are not placed yet.
     let mut waiting = vec![0usize; n];
     let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // carriers[j]: units j rests on.
+    let mut carriers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in 0..n {
         for j in i + 1..n {
             if footprints_overlap(&ext[i], &ext[j], t) {
@@ -66,6 +68,9 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
                 };
                 after[lo].push(hi);
                 waiting[hi] += 1;
+                if rests_on(&ext[hi], &ext[lo], t) {
+                    carriers[hi].push(lo);
+                }
             }
         }
     }
@@ -101,10 +106,7 @@ pub fn loading_order(bx: &PackedBox) -> Vec<Step> {
         .enumerate()
         .map(|(k, &ui)| {
             let u = &units[ui];
-            let mut rests: Vec<usize> = (0..n)
-                .filter(|&j| j != ui && rests_on(&ext[ui], &ext[j], t))
-                .map(|j| step_of[j])
-                .collect();
+            let mut rests: Vec<usize> = carriers[ui].iter().map(|&j| step_of[j]).collect();
             rests.sort_unstable();
             Step {
                 step: k + 1,

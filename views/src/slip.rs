@@ -2,9 +2,9 @@
 //! reference, ship-to address, contents, box, final diagram and a Code 128 barcode of the
 //! package id.
 
-use crate::escape::push_escaped;
+use crate::markup::push_escaped;
+use crate::markup::push_num;
 use crate::model::Size;
-use crate::svgnum::push_num;
 use barcoders::generators::svg::SVG;
 use barcoders::sym::code128::Code128;
 

@@ -188,3 +188,14 @@ fn the_complete_200_unit_box_is_under_100_kb() {
     assert_eq!(groups(&svg).len(), 200);
     assert!(svg.len() < 100_000, "{} bytes", svg.len());
 }
+
+#[test]
+fn a_scene_draws_every_step_as_diagram_does() {
+    for bx in common::cart_boxes(3..=4, 5) {
+        let steps = loading_order(&bx);
+        let scene = views::Scene::new(&bx, &steps);
+        for k in [None, Some(0), Some(1), Some(steps.len() / 2), Some(steps.len() + 5)] {
+            assert_eq!(scene.render(k), diagram(&bx, &steps, k), "step {k:?}");
+        }
+    }
+}
