@@ -9,8 +9,9 @@ use crate::model::{Extent, PackedBox, Point, Size, Unit};
 use crate::order::Step;
 use crate::paint::paint_order;
 
-/// Width of the box's picture in SVG user units (pixels at 100%).
+/// Largest width and height of the box's picture in SVG user units (pixels at 100%).
 const PICTURE: f64 = 520.0;
+const PICTURE_HIGH: f64 = 600.0;
 const MARGIN: f64 = 24.0;
 /// Room above the picture for the caption.
 const HEAD: f64 = 34.0;
@@ -107,13 +108,17 @@ impl Scene {
             })
             .collect();
         let b = bx.inner;
-        let span = ((b.width + b.length) * COS30).max(f64::MIN_POSITIVE);
-        let scale = PICTURE / span;
+        let wide = (b.width + b.length) * COS30;
         // Screen "up" of a point is y + (z - x) / 2: highest at the back left top corner.
         let top = b.height + b.length / 2.0;
         let low = -b.width / 2.0;
+        let scale = (PICTURE / wide).min(PICTURE_HIGH / (top - low));
+        let scale = if scale.is_finite() { scale } else { 1.0 };
         let origin = (MARGIN, HEAD + top * scale);
-        let size = (PICTURE + 2.0 * MARGIN, HEAD + (top - low) * scale + FOOT);
+        let size = (
+            (wide * scale).max(PICTURE / 2.0) + 2.0 * MARGIN,
+            HEAD + (top - low) * scale + FOOT,
+        );
         Scene {
             box_id: bx.box_id.clone(),
             inner: b,

@@ -58,8 +58,8 @@ border-bottom:2px solid #000;padding-bottom:3mm}\
 .slip-contents th,.slip-contents td{border-bottom:1px solid #999;padding:1mm 2mm;text-align:left}\
 .slip-contents td.q,.slip-contents th.q{text-align:right;width:18mm}\
 .slip-diagram{margin-top:4mm;text-align:center;break-inside:avoid}\
-.slip-diagram svg{width:100%;height:auto;max-height:105mm}\
-@media print{.slip-page{max-width:none}}";
+.slip-diagram svg{width:100%;height:auto;max-height:130mm}\
+@media screen{body{padding:10mm}}@media print{.slip-page{max-width:none}}";
 
 /// The slip as a complete HTML document.
 pub fn slip_html(s: &Slip) -> String {
@@ -139,7 +139,10 @@ fn barcode(text: &str) -> String {
     let width = format!("{:.1}", bars.len() as f64 * MODULE_MM);
     svg.replacen(
         "<svg ",
-        &format!("<svg role=\"img\" aria-label=\"barcode\" style=\"width:{width}mm\" "),
+        &format!(
+            "<svg role=\"img\" aria-label=\"barcode\" shape-rendering=\"crispEdges\" \
+             style=\"width:{width}mm\" "
+        ),
         1,
     )
 }

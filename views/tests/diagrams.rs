@@ -194,8 +194,39 @@ fn a_scene_draws_every_step_as_diagram_does() {
     for bx in common::cart_boxes(3..=4, 5) {
         let steps = loading_order(&bx);
         let scene = views::Scene::new(&bx, &steps);
-        for k in [None, Some(0), Some(1), Some(steps.len() / 2), Some(steps.len() + 5)] {
+        for k in [
+            None,
+            Some(0),
+            Some(1),
+            Some(steps.len() / 2),
+            Some(steps.len() + 5),
+        ] {
             assert_eq!(scene.render(k), diagram(&bx, &steps, k), "step {k:?}");
         }
+    }
+}
+
+#[test]
+fn tall_and_flat_boxes_stay_a_readable_size() {
+    for (w, h, l) in [(10.0, 200.0, 10.0), (100.0, 1.0, 80.0), (0.0, 0.0, 0.0)] {
+        let mut bx = boxed(vec![]);
+        bx.inner = Size {
+            width: w,
+            height: h,
+            length: l,
+        };
+        let svg = diagram(&bx, &[], None);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let root = doc.root_element();
+        let width: f64 = root.attribute("width").unwrap().parse().unwrap();
+        let height: f64 = root.attribute("height").unwrap().parse().unwrap();
+        assert!(
+            (300.0..=600.0).contains(&width),
+            "{w}x{h}x{l}: width {width}"
+        );
+        assert!(
+            (60.0..=700.0).contains(&height),
+            "{w}x{h}x{l}: height {height}"
+        );
     }
 }
