@@ -247,4 +247,22 @@ mod tests {
         assert_eq!(s["dimensions"]["length"], 1.0);
         assert!(s.get("unit").is_none());
     }
+
+    #[test]
+    fn bad_input_still_gives_every_unit_once() {
+        // Overlapping units, a zero-height unit inside another, and a NaN: no panic, and each
+        // unit gets exactly one step.
+        let b = boxed(vec![
+            unit("a", [0.0, 0.0, 0.0], [2.0, 2.0, 2.0]),
+            unit("b", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]),
+            unit("c", [0.5, 1.0, 0.5], [1.0, 0.0, 1.0]),
+            unit("d", [f64::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]),
+        ]);
+        let s = loading_order(&b);
+        let mut units: Vec<usize> = s.iter().map(|s| s.unit).collect();
+        units.sort_unstable();
+        assert_eq!(units, [0, 1, 2, 3]);
+        assert_eq!(s.iter().map(|s| s.step).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert!(!crate::diagram(&b, &s, Some(2)).is_empty());
+    }
 }
