@@ -17,6 +17,8 @@ const MARGIN: f64 = 24.0;
 const HEAD: f64 = 34.0;
 /// Room below the picture for the front marker.
 const FOOT: f64 = 34.0;
+/// Width of a character of bold 13 px sans-serif, generously: to keep labels inside.
+const BOLD_CHAR: f64 = 8.0;
 const COS30: f64 = 0.866_025_403_784_438_6;
 /// Fill colours (top, front, right face) of SKUs in the complete view, by SKU in order of
 /// first appearance, cycling.
@@ -218,41 +220,44 @@ impl Scene {
             }
         }
         out.push_str("</style><defs><path id=\"up\" d=\"M-5 6v-7h-3l5-6 5 6h-3v7z\"/></defs>");
-        out.push_str("<text class=\"cap\" x=\"8\" y=\"20\">");
-        match k.map(|k| (k, self.units.iter().find(|(s, _)| *s == k))) {
-            Some((k, Some((_, u)))) => {
-                out.push_str("Step ");
-                push_uint(out, k as u64);
-                out.push_str(" of ");
-                push_uint(out, self.last_step as u64);
-                out.push_str(": ");
-                push_escaped(out, &u.sku);
-                if u.name != u.sku {
-                    out.push_str(" \u{2014} ");
-                    push_escaped(out, &u.name);
-                }
-                for note in notes(u) {
-                    out.push_str(", ");
-                    push_escaped(out, &note);
-                }
-            }
-            Some(_) => {
-                out.push_str("Empty box ");
-                push_escaped(out, &self.box_id);
-            }
-            None => {
-                out.push_str("Box ");
-                push_escaped(out, &self.box_id);
-                out.push_str(", ");
-                push_uint(out, self.units.len() as u64);
-                out.push_str(if self.units.len() == 1 {
-                    " unit"
-                } else {
-                    " units"
-                });
-            }
+        let caption = self.caption(k);
+        // The whole caption for screen readers and tooltips; the visible line cut to fit.
+        out.push_str("<title>");
+        push_escaped(out, &caption);
+        out.push_str("</title><text class=\"cap\" x=\"8\" y=\"20\">");
+        let room = ((self.size.0 - 16.0) / BOLD_CHAR) as usize;
+        if caption.chars().count() > room {
+            let cut: String = caption.chars().take(room.saturating_sub(1)).collect();
+            push_escaped(out, &cut);
+            out.push('\u{2026}');
+        } else {
+            push_escaped(out, &caption);
         }
         out.push_str("</text>");
+    }
+
+    /// What the picture shows, in words (not escaped).
+    fn caption(&self, k: Option<usize>) -> String {
+        match k.map(|k| (k, self.units.iter().find(|(s, _)| *s == k))) {
+            Some((k, Some((_, u)))) => {
+                let mut c = format!("Step {k} of {}: {}", self.last_step, u.sku);
+                if u.name != u.sku {
+                    c.push_str(" \u{2014} ");
+                    c.push_str(&u.name);
+                }
+                for note in notes(u) {
+                    c.push_str(", ");
+                    c.push_str(&note);
+                }
+                c
+            }
+            Some(_) => format!("Empty box {}", self.box_id),
+            None => {
+                let n = self.units.len();
+                let s = if n == 1 { "" } else { "s" };
+                format!("Box {}, {n} unit{s}", self.box_id)
+            }
+        }
     }
 
     /// The far walls and floor (`back`), or the near walls drawn see-through over the units.
@@ -352,6 +357,9 @@ impl Scene {
         out.push('z');
         out.push_str("\"/>");
         let (cx, cy) = self.at(p.x + d.width / 2.0, p.y + d.height, p.z + d.length / 2.0);
+        // Centred on the top face, moved in from the picture's sides when it would stick out.
+        let half = u.sku.chars().count() as f64 * BOLD_CHAR / 2.0 + 4.0;
+        let cx = cx.min(self.size.0 - half).max(half);
         out.push_str("<text class=\"lb\" text-anchor=\"middle\" x=\"");
         push_num(out, cx);
         out.push_str("\" y=\"");

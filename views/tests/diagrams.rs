@@ -230,3 +230,39 @@ fn tall_and_flat_boxes_stay_a_readable_size() {
         );
     }
 }
+
+#[test]
+fn long_labels_stay_inside_the_picture() {
+    let sku = "SKU-WITH-A-VERY-LONG-NAME-0001";
+    let mut u = unit(sku, [9.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+    u.name = "x".repeat(300);
+    let bx = boxed(vec![u]);
+    let svg = diagram(&bx, &loading_order(&bx), Some(1));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let width: f64 = doc
+        .root_element()
+        .attribute("width")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let label = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("lb"))
+        .unwrap();
+    assert_eq!(label.text(), Some(sku));
+    let x: f64 = label.attribute("x").unwrap().parse().unwrap();
+    let half = sku.len() as f64 * 13.0 * 0.6 / 2.0;
+    assert!(x + half <= width, "label at {x} of {width}");
+    let caption = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("cap"))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(caption.ends_with('\u{2026}') && caption.chars().count() * 8 < width as usize);
+    let title = doc
+        .descendants()
+        .find(|n| n.tag_name().name() == "title")
+        .unwrap();
+    assert!(title.text().unwrap().ends_with(&"x".repeat(300)));
+}
