@@ -49,7 +49,8 @@ pub fn diagram(bx: &PackedBox, steps: &[Step], upto: Option<usize>) -> String {
     Scene::projected(bx, steps).render(upto)
 }
 
-/// A box and its steps, projected and in painting order once, for drawing many steps.
+/// A box and its steps, projected and in painting order once, for drawing many steps. It is
+/// `Send + Sync` and owns its data, so a server can keep one per package id in a bounded cache.
 #[derive(Debug, Clone)]
 pub struct Scene {
     box_id: String,

@@ -266,3 +266,9 @@ fn long_labels_stay_inside_the_picture() {
         .unwrap();
     assert!(title.text().unwrap().ends_with(&"x".repeat(300)));
 }
+
+#[test]
+fn a_scene_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync + 'static>() {}
+    shared::<views::Scene>();
+}
