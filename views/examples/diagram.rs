@@ -1,5 +1,9 @@
-//! Prints the diagram (SVG) of one step of the largest package of a seeded cart, or with
-//! `slip` the packing slip (HTML): `cargo run -p views --example diagram -- SEED [STEP|all|slip]`.
+//! Prints the diagram (SVG) of one step of the largest package of a seeded cart, the steps as
+//! text, or the packing slip (HTML): `cargo run -p views --example diagram -- SEED
+//! [STEP|all|steps|slip]`. The pictures under `docs/` were made with it:
+//! `-- 3 13 > step.svg && rsvg-convert step.svg -o docs/diagram-step.png` and
+//! `-- 3 slip > slip.html && chromium --headless --window-size=820,1160
+//! --screenshot=docs/slip.png slip.html`.
 
 use views::{diagram, loading_order, slip_html, ContentLine, PackedBox, Slip};
 
