@@ -7,7 +7,7 @@ use crate::markup::push_escaped;
 use crate::markup::{push_num, push_uint};
 use crate::model::{Extent, PackedBox, Point, Size, Unit};
 use crate::order::Step;
-use crate::paint::paint_order;
+use crate::paint::{overlap, paint_order, picture};
 
 /// Largest width and height of the box's picture in SVG user units (pixels at 100%).
 const PICTURE: f64 = 520.0;
@@ -32,7 +32,7 @@ const STYLE: &str = "text{font:13px sans-serif;fill:#222}\
 .u path{stroke:#333;stroke-width:.6;stroke-linejoin:round}\
 .m .t{fill:#eee}.m .f{fill:#d4d4d4}.m .r{fill:#bbb}\
 .h .t{fill:#ffc266}.h .f{fill:#f0a030}.h .r{fill:#d88a1c}\
-.h path{stroke:#000;stroke-width:1.4}\
+.h path{stroke:#000;stroke-width:1.4}.o{opacity:.4}\
 .bw{fill:#e9d8b8;stroke:#8a6a3a;stroke-width:1}\
 .bf{fill:#c8a46a;fill-opacity:.12;stroke:#8a6a3a;stroke-width:1.2}\
 .fe{stroke:#c0392b;stroke-width:3;fill:none}\
@@ -59,6 +59,9 @@ pub struct Scene {
     units: Vec<(usize, Unit)>,
     /// Indexes into `units`, back to front.
     paint: Vec<usize>,
+    /// Each unit's picture (see `paint::picture`), to find the units in front of step K.
+    pictures: Vec<Extent>,
+    tol: Tol,
     /// Colour class index of each unit in the complete view.
     colour: Vec<usize>,
     /// Each unit's group after its class attribute, drawn once: rendering a step copies them.
@@ -99,6 +102,7 @@ impl Scene {
         let t = Tol::of(bx);
         let ext: Vec<Extent> = units.iter().map(|(_, u)| u.extent()).collect();
         let paint = paint_order(&ext, t);
+        let pictures = ext.iter().map(picture).collect();
         let mut skus: Vec<&str> = Vec::new();
         let colour = units
             .iter()
@@ -128,6 +132,8 @@ impl Scene {
             last_step: units.iter().map(|(s, _)| *s).max().unwrap_or(0),
             units,
             paint,
+            pictures,
+            tol: t,
             colour,
             bodies: Vec::new(),
             scale,
@@ -175,7 +181,7 @@ impl Scene {
         let mut out = String::with_capacity(300 + 260 * self.units.len());
         self.head(&mut out, k);
         self.walls(&mut out, "bw", true);
-        let mut current = None;
+        let mut current: Option<usize> = None;
         for &i in &self.paint {
             let step = self.units[i].0;
             let class = match k {
@@ -183,6 +189,14 @@ impl Scene {
                 Some(k) if step == k => {
                     current = Some(i);
                     "u h"
+                }
+                // Painted after step K and over it: see-through, so step K shows.
+                Some(_)
+                    if current.is_some_and(|c| {
+                        overlap(&self.pictures[c], &self.pictures[i], self.tol)
+                    }) =>
+                {
+                    "u m o"
                 }
                 Some(_) => "u m",
                 None => COLOURS[self.colour[i]],

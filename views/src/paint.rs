@@ -52,12 +52,17 @@ fn apart(a: &Extent, b: &Extent, t: Tol) -> Option<bool> {
 /// them a box covers the ranges of `x + z`, `x - y` and `y + z`.
 #[cfg(test)]
 fn pictures_overlap(a: &Extent, b: &Extent, t: Tol) -> bool {
-    let (ra, rb) = (picture(a), picture(b));
-    (0..3).all(|k| shared(ra[k], rb[k]) > t.eps)
+    overlap(&picture(a), &picture(b), t)
 }
 
-/// The ranges of `x + z`, `x - y` and `y + z` a unit covers (see [`pictures_overlap`]).
-fn picture(e: &Extent) -> Extent {
+/// Whether two pictures (see [`picture`]) overlap with positive area.
+pub(crate) fn overlap(a: &Extent, b: &Extent, t: Tol) -> bool {
+    (0..3).all(|k| shared(a[k], b[k]) > t.eps)
+}
+
+/// The ranges of `x + z`, `x - y` and `y + z` a unit's picture covers (see
+/// [`pictures_overlap`]).
+pub(crate) fn picture(e: &Extent) -> Extent {
     let [x, y, z] = *e;
     [
         (x.0 + z.0, x.1 + z.1),

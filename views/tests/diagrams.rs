@@ -272,3 +272,31 @@ fn a_scene_can_be_shared_between_threads() {
     fn shared<T: Send + Sync + 'static>() {}
     shared::<views::Scene>();
 }
+
+#[test]
+fn units_in_front_of_step_k_are_see_through() {
+    // Loading: the base and the tall front unit (floor), then the unit on the base, which
+    // stands behind the tall one in the picture.
+    let bx = boxed(vec![
+        unit("base", [0.0, 0.0, 6.0], [4.0, 2.0, 4.0]),
+        unit("tall", [0.0, 0.0, 0.0], [6.0, 8.0, 3.0]),
+        unit("on-base", [0.0, 2.0, 6.0], [4.0, 2.0, 4.0]),
+        unit("aside", [8.0, 0.0, 8.0], [2.0, 1.0, 2.0]),
+    ]);
+    let steps = loading_order(&bx);
+    let names: Vec<&str> = steps.iter().map(|s| s.sku.as_str()).collect();
+    assert_eq!(names, ["base", "aside", "tall", "on-base"]);
+    let class_of = |svg: &str, sku: &str| {
+        let k = steps.iter().position(|s| s.sku == sku).unwrap() + 1;
+        let g = groups(svg);
+        g.into_iter().find(|(s, _)| *s == k).unwrap().1
+    };
+    let svg = diagram(&bx, &steps, Some(4));
+    assert_eq!(class_of(&svg, "tall"), "u m o");
+    assert_eq!(class_of(&svg, "base"), "u m");
+    assert_eq!(class_of(&svg, "aside"), "u m");
+    assert_eq!(class_of(&svg, "on-base"), "u h");
+    // At step 3 nothing stands in front of the tall unit.
+    let svg = diagram(&bx, &steps, Some(3));
+    assert!(groups(&svg).iter().all(|(_, c)| !c.contains('o')));
+}
