@@ -83,22 +83,7 @@ impl Scene {
 
     /// The scene without the units' groups drawn in advance.
     fn projected(bx: &PackedBox, steps: &[Step]) -> Scene {
-        let units: Vec<(usize, Unit)> = steps
-            .iter()
-            .map(|s| {
-                let u = Unit {
-                    sku: s.sku.clone(),
-                    name: s.name.clone(),
-                    position: s.position,
-                    dimensions: s.dimensions,
-                    rotated: s.rotated,
-                    orientation: s.orientation,
-                    fragile: s.fragile,
-                    hazmat_class: s.hazmat_class.clone(),
-                };
-                (s.step, u)
-            })
-            .collect();
+        let units: Vec<(usize, Unit)> = steps.iter().map(|s| (s.step, s.to_unit())).collect();
         let t = Tol::of(bx);
         let ext: Vec<Extent> = units.iter().map(|(_, u)| u.extent()).collect();
         let paint = paint_order(&ext, t);

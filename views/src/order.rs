@@ -2,7 +2,7 @@
 //! from the top, each after everything it rests on and before anything above it.
 
 use crate::geometry::{below, footprints_overlap, rests_on, shared, Tol};
-use crate::model::{Extent, Orientation, PackedBox, Point, Size};
+use crate::model::{Extent, Orientation, PackedBox, Point, Size, Unit};
 use serde::Serialize;
 use std::cmp::Ordering;
 
@@ -26,6 +26,22 @@ pub struct Step {
     /// Index of the unit in [`PackedBox::units`].
     #[serde(skip)]
     pub unit: usize,
+}
+
+impl Step {
+    /// The unit this step places.
+    pub(crate) fn to_unit(&self) -> Unit {
+        Unit {
+            sku: self.sku.clone(),
+            name: self.name.clone(),
+            position: self.position,
+            dimensions: self.dimensions,
+            rotated: self.rotated,
+            orientation: self.orientation,
+            fragile: self.fragile,
+            hazmat_class: self.hazmat_class.clone(),
+        }
+    }
 }
 
 /// The loading order of `bx`, one step per unit.
@@ -161,7 +177,6 @@ fn prefer(a: Candidate, b: Candidate, last: Option<(&Extent, usize)>, t: Tol) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Unit;
 
     fn unit(sku: &str, p: [f64; 3], d: [f64; 3]) -> Unit {
         Unit {
