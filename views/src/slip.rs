@@ -190,6 +190,8 @@ mod tests {
         assert!(html.contains("@page{size:letter;"));
         assert!(html.contains("10 \u{00d7} 8 \u{00d7} 6.5 in"));
         assert!(html.contains("3 units"));
+        assert!(html.contains(&slip().diagram_svg));
+        assert!(html.contains("aria-label=\"barcode\""));
         let a4 = slip_html(&Slip {
             paper: PaperSize::A4,
             ..slip()
