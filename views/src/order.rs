@@ -14,9 +14,13 @@ pub struct Step {
     pub step: usize,
     pub sku: String,
     pub name: String,
+    /// Lowest corner, in box coordinates (see the crate's conventions).
     pub position: Point,
+    /// Extents as placed.
     pub dimensions: Size,
+    /// Whether the placed extents differ from the item's own (width, height, length).
     pub rotated: bool,
+    /// The item's turn rule; `upright` and `fixed` mean "this side up".
     pub orientation: Orientation,
     pub fragile: bool,
     pub hazmat_class: Option<String>,
