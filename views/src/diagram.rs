@@ -3,8 +3,7 @@
 //! painted back to front so nearer units cover farther ones.
 
 use crate::geometry::Tol;
-use crate::markup::push_escaped;
-use crate::markup::{push_num, push_uint};
+use crate::markup::{push_escaped, push_num, push_uint};
 use crate::model::{Extent, PackedBox, Point, Size, Unit};
 use crate::order::Step;
 use crate::paint::{overlap, paint_order, picture};
@@ -219,7 +218,7 @@ impl Scene {
                 }
             }
         }
-        out.push_str("</style><defs><path id=\"up\" d=\"M-5 6v-7h-3l5-6 5 6h-3v7z\"/></defs>");
+        out.push_str("</style><defs><path id=\"up\" d=\"M-2 6v-7h-3l5-6 5 6h-3v7z\"/></defs>");
         let caption = self.caption(k);
         // The whole caption for screen readers and tooltips; the visible line cut to fit.
         out.push_str("<title>");
@@ -323,13 +322,15 @@ impl Scene {
             ..p
         };
         self.quad(out, "r", right, (2, d.length), (1, d.height));
-        if u.orientation.keeps_upright() && d.height * self.scale >= 14.0 {
+        // The arrow (13 units high) grows with the front face, up to 2.5 times.
+        let face = d.height * self.scale;
+        if u.orientation.keeps_upright() && face >= 14.0 {
             let (x, y) = self.at(p.x + d.width / 2.0, p.y + d.height / 2.0, p.z);
-            out.push_str("<use href=\"#up\" class=\"ar\" x=\"");
-            push_num(out, x);
-            out.push_str("\" y=\"");
-            push_num(out, y);
-            out.push_str("\"/>");
+            out.push_str("<use href=\"#up\" class=\"ar\" transform=\"translate(");
+            push_pair(out, x, y);
+            out.push_str(") scale(");
+            push_num(out, (face / 30.0).clamp(1.0, 2.5));
+            out.push_str(")\"/>");
         }
         out.push_str("</g>");
     }
