@@ -189,4 +189,28 @@ mod tests {
         // Right and behind: the pictures only touch, either order is right.
         assert_eq!(behind(&a, &unit([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]), T), None);
     }
+
+    #[test]
+    fn a_cycle_of_three_is_broken_and_keeps_two_of_its_three_relations() {
+        // Each is behind the next and the last behind the first: no order is right for all.
+        let e = |x: (f64, f64), y: (f64, f64), z: (f64, f64)| [x, y, z];
+        let units = [
+            e((1.0, 7.0), (3.0, 6.0), (0.0, 3.0)),
+            e((1.0, 4.0), (6.0, 12.0), (2.0, 6.0)),
+            e((5.0, 13.0), (4.0, 10.0), (3.0, 9.0)),
+        ];
+        for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+            assert_eq!(behind(&units[a], &units[b], T), Some(true));
+        }
+        let order = paint_order(&units, T);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [0, 1, 2]);
+        let pos = |u: usize| order.iter().position(|&o| o == u).unwrap();
+        let kept = [(0, 1), (1, 2), (2, 0)]
+            .iter()
+            .filter(|&&(a, b)| pos(a) < pos(b))
+            .count();
+        assert_eq!(kept, 2);
+    }
 }
