@@ -13,6 +13,7 @@ use crate::clients::{ClientService, Registry};
 use crate::config::Config;
 use crate::domain::events::Shapes;
 use crate::domain::Domain;
+use crate::metrics::Metrics;
 use crate::tokens::TokenSigner;
 use crate::webhooks::Handle;
 use crate::workers::WorkerPool;
@@ -35,6 +36,7 @@ pub struct App {
     /// Database size on disk, kept current by housekeeping (sled lists its directory to
     /// compute it, too slow for every health check).
     pub disk: DiskGauge,
+    pub metrics: Arc<Metrics>,
 }
 
 impl App {
@@ -57,6 +59,7 @@ impl App {
             webhooks: Handle::default(),
             packer: Handle::default(),
             disk: DiskGauge::new(&store),
+            metrics: Arc::new(Metrics::new()),
             config,
             store,
         })

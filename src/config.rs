@@ -78,6 +78,40 @@ pub struct Config {
     /// Pack every new order in the background (default true). Off, orders stay pending
     /// until `POST /api/orders/{id}/pack`.
     pub auto_pack: bool,
+    /// Who may scrape `/metrics`.
+    pub metrics: MetricsAccess,
+    /// `text` (default) or `json` log lines.
+    pub log_format: LogFormat,
+}
+
+/// Who may scrape `/metrics`: a peer address inside one of `allow` (loopback by default),
+/// and, when `token` is set, only with `Authorization: Bearer <token>`.
+#[derive(Debug, Clone)]
+pub struct MetricsAccess {
+    pub allow: Vec<ipnet::IpNet>,
+    pub token: Option<String>,
+}
+
+impl MetricsAccess {
+    pub fn allows(&self, peer: std::net::IpAddr, authorization: Option<&str>) -> bool {
+        let peer = peer.to_canonical();
+        self.allow.iter().any(|net| net.contains(&peer))
+            && self.token.as_deref().is_none_or(|t| {
+                authorization
+                    .and_then(|h| h.strip_prefix("Bearer "))
+                    .is_some_and(|given| {
+                        subtle::ConstantTimeEq::ct_eq(given.as_bytes(), t.as_bytes()).into()
+                    })
+            })
+    }
+}
+
+/// The format of log lines on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    /// One JSON object per line (journald, Loki).
+    Json,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -108,6 +142,12 @@ pub struct FileConfig {
     pub packing_queue: Option<usize>,
     pub auto_pack: Option<bool>,
     pub rate_limits: Option<HashMap<String, TierLimit>>,
+    /// Networks allowed to scrape `/metrics` (default: loopback), e.g. `["10.0.0.0/8"]`.
+    pub metrics_allow: Option<Vec<ipnet::IpNet>>,
+    /// A bearer token `/metrics` then requires.
+    pub metrics_token: Option<String>,
+    /// `text` or `json`.
+    pub log_format: Option<String>,
 }
 
 /// Flags of `fulfilld serve` that override the file.
@@ -268,6 +308,23 @@ impl Config {
                 .max(1),
             packing_queue: file.packing_queue.unwrap_or(64).max(1),
             auto_pack: file.auto_pack.unwrap_or(true),
+            metrics: MetricsAccess {
+                allow: file.metrics_allow.unwrap_or_else(|| {
+                    vec![
+                        "127.0.0.0/8".parse().expect("literal network"),
+                        "::1/128".parse().expect("literal network"),
+                    ]
+                }),
+                token: match file.metrics_token {
+                    Some(t) if t.len() < 16 => bail!("metrics_token needs at least 16 characters"),
+                    t => t,
+                },
+            },
+            log_format: match file.log_format.as_deref().unwrap_or("text") {
+                "text" => LogFormat::Text,
+                "json" => LogFormat::Json,
+                other => bail!("log_format must be \"text\" or \"json\", not {other:?}"),
+            },
         })
     }
 }
@@ -308,6 +365,30 @@ fn parse_duration(s: &str) -> anyhow::Result<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metrics_are_for_loopback_unless_allowed_and_need_the_token_when_set() {
+        let cfg = Config::build(FileConfig::default(), Overrides::default()).unwrap();
+        let local: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        let lan: std::net::IpAddr = "10.1.2.3".parse().unwrap();
+        assert!(cfg.metrics.allows(local, None));
+        assert!(cfg
+            .metrics
+            .allows("::ffff:127.0.0.1".parse().unwrap(), None));
+        assert!(!cfg.metrics.allows(lan, None));
+        let file: FileConfig = toml::from_str(
+            "metrics_allow = [\"10.0.0.0/8\"]\nmetrics_token = \"0123456789abcdef\"\nlog_format = \"json\"\n",
+        )
+        .unwrap();
+        let cfg = Config::build(file, Overrides::default()).unwrap();
+        assert!(!cfg.metrics.allows(lan, None));
+        assert!(!cfg.metrics.allows(lan, Some("Bearer wrong")));
+        assert!(cfg.metrics.allows(lan, Some("Bearer 0123456789abcdef")));
+        assert!(!cfg.metrics.allows(local, Some("Bearer 0123456789abcdef")));
+        assert_eq!(cfg.log_format, LogFormat::Json);
+        let short: FileConfig = toml::from_str("metrics_token = \"short\"\n").unwrap();
+        assert!(Config::build(short, Overrides::default()).is_err());
+    }
 
     #[test]
     fn delays_parse_with_every_suffix() {

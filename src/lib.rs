@@ -11,6 +11,7 @@ mod fsutil;
 pub mod housekeeping;
 pub mod http;
 pub mod memory;
+pub mod metrics;
 pub mod packer;
 pub mod server;
 pub mod shutdown;
@@ -98,11 +99,14 @@ pub async fn run(
         registry,
         Box::new(ApiShapes),
     )?);
+    // A store outlives one server only in tests; its first server's metrics keep the window.
+    store.observe(Arc::clone(&app.metrics) as Arc<dyn storage::CommitObserver>);
     let api = Arc::new(Api::new(Arc::clone(&app)));
     let packer = Arc::new(Packer::new(
         &config,
         Arc::clone(&app.domain),
         app.packer.clone(),
+        Arc::clone(&app.metrics),
     ));
     if let Some(path) = app.clients.ensure_bootstrap(&config.data_dir)? {
         tracing::info!(path = %path.display(), "first start: bootstrap credentials written");
@@ -150,6 +154,7 @@ pub async fn run(
             sender,
             app.webhooks.clone(),
             config.webhook_retry_delays.clone(),
+            Arc::clone(&app.metrics),
             signal.clone(),
         )),
     ];

@@ -5,20 +5,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use fulfilld::cli::{self, Cli, Command};
+use fulfilld::config::LogFormat;
 
 fn main() -> ExitCode {
     fulfilld::memory::limit_arenas();
     let args: Cli = argh::from_env();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
     let result = match args.command {
         Command::Serve(serve) => serve_command(serve),
-        other => admin_command(other),
+        other => {
+            init_logging(LogFormat::Text);
+            admin_command(other)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -29,8 +26,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// Log lines on stderr, filtered by `RUST_LOG` (default `info`): text, or one JSON object
+/// per line for journald and Loki.
+fn init_logging(format: LogFormat) {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        LogFormat::Json => builder.json().with_current_span(false).init(),
+    }
+}
+
 fn serve_command(args: cli::ServeArgs) -> anyhow::Result<()> {
     let config = Arc::new(args.into_config()?);
+    init_logging(config.log_format);
     fulfilld::install_crypto_provider();
     let store = fulfilld::open_store(&config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use crate::config::{Config, Units};
 use crate::domain::order_packing::{self, Packed};
 use crate::domain::{orders, Domain};
+use crate::metrics::Metrics;
 use crate::shutdown::Shutdown;
 use crate::webhooks::Handle;
 use crate::workers::{Refused, WorkerPool};
@@ -25,11 +26,17 @@ pub struct Packer {
     units: Units,
     auto_pack: bool,
     wake: Handle,
+    metrics: Arc<Metrics>,
 }
 
 impl Packer {
     /// The packer's pool runs at nice 10 with [`JOBS_PER_THREAD`] jobs queued per thread.
-    pub fn new(config: &Config, domain: Arc<Domain>, wake: Handle) -> Packer {
+    pub fn new(
+        config: &Config,
+        domain: Arc<Domain>,
+        wake: Handle,
+        metrics: Arc<Metrics>,
+    ) -> Packer {
         Packer {
             domain,
             pool: WorkerPool::with_nice(
@@ -41,6 +48,7 @@ impl Packer {
             units: config.units,
             auto_pack: config.auto_pack,
             wake,
+            metrics,
         }
     }
 
@@ -58,7 +66,14 @@ fn pack_one(packer: &Packer, id: u128) -> Result<Packed, storage::Error> {
         return Ok(Packed::Skipped);
     };
     let plan = if order.status == storage::OrderStatus::Pending {
-        order_packing::plan(store, &order, packer.units)?
+        let started = std::time::Instant::now();
+        let plan = order_packing::plan(store, &order, packer.units)?;
+        packer
+            .metrics
+            .packing_seconds
+            .with_label_values(&["order"])
+            .observe(started.elapsed().as_secs_f64());
+        plan
     } else {
         // Only consumes the job: the commit refuses an order that is no longer pending.
         Err(String::new())

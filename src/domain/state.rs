@@ -1,9 +1,10 @@
 //! [`Domain`]: the store and the in-memory indexes over it that the domain's changes share,
 //! loaded at start.
 
-use storage::tables::Orders;
-use storage::Store;
+use storage::tables::{Meta, Orders};
+use storage::{OrderStatus, Store};
 
+use super::counters::order_count;
 use super::events::Shapes;
 use super::order_search::OrderSearch;
 use super::product_index::ProductIndex;
@@ -47,5 +48,21 @@ impl Domain {
             products,
             shapes,
         })
+    }
+}
+
+impl Domain {
+    /// Orders ever created, and the orders in each status, from the `Meta` counters.
+    pub fn order_counts(&self) -> storage::Result<(u64, Vec<(OrderStatus, u64)>)> {
+        let count = |s: Option<OrderStatus>| {
+            self.store
+                .get::<Meta>(&order_count(s))
+                .map(|n| n.unwrap_or(0))
+        };
+        let by_status = OrderStatus::ALL
+            .into_iter()
+            .map(|s| count(Some(s)).map(|n| (s, n)))
+            .collect::<storage::Result<Vec<_>>>()?;
+        Ok((count(None)?, by_status))
     }
 }

@@ -6,14 +6,15 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, health, inbound, inventory, orders, packages, packing_api, products, warehouses,
-    webhooks,
+    bulk_import, health, inbound, inventory, metrics, orders, packages, packing_api, products,
+    warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
     match id {
         RouteId::Health => Ok(health::fulfillment(ctx.app)),
         RouteId::PackingHealth => Ok(health::packing(ctx.app)),
+        RouteId::Metrics => metrics::scrape(ctx),
         RouteId::OpenApi => Ok(api.docs.fulfillment_json()),
         RouteId::PackingOpenApi => Ok(api.docs.packing_json()),
         RouteId::PackingOptimize => packing_api::optimize(ctx).await,

@@ -17,6 +17,8 @@ pub mod idempotency;
 pub mod inbound;
 pub mod inventory;
 pub mod limits;
+mod metrics;
+mod observe;
 pub mod openapi;
 pub mod orders;
 pub mod packages;

@@ -320,7 +320,13 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
                 ApiError::unavailable("The packing service is stopping or failed; retry.")
             }
         })?;
-    let solve_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let solved = started.elapsed().as_secs_f64();
+    ctx.app
+        .metrics
+        .packing_seconds
+        .with_label_values(&["optimize"])
+        .observe(solved);
+    let solve_ms = solved * 1000.0;
     match outcome {
         Ok(sol) => Ok(json(
             StatusCode::OK,

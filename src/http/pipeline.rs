@@ -4,10 +4,11 @@
 
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{ALLOW, RETRY_AFTER};
+use hyper::header::{ALLOW, AUTHORIZATION, RETRY_AFTER};
 use hyper::{Method, Request, StatusCode};
 use storage::Tier;
 
@@ -19,7 +20,7 @@ use super::idempotency::{self, Guard};
 use super::limits::BucketKey;
 use super::response::Resp;
 use super::routes::{Access, Match, RouteId, Service};
-use super::{auth, body};
+use super::{auth, body, observe};
 use crate::clients::ClientEntry;
 use crate::webhooks::sign::SIGNATURE_HEADER;
 
@@ -29,14 +30,43 @@ fn unix_now() -> i64 {
 
 /// Answers one request on either listener.
 pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<Incoming>) -> Resp {
+    let started = Instant::now();
     let now = unix_now();
+    let request_id = observe::request_id(req.headers());
     let cred = auth::presented(req.headers());
     let client = auth::resolve(&api.app, &cred, service == Service::Fulfillment, now);
     // Routed first, so that the route decides the tier of a request without credentials.
     let found = api.router(service).find(req.method(), req.uri().path());
-    let signed_callback = matches!(&found, Match::Found(def, _) if def.access == Access::Inbound)
-        && req.headers().contains_key(SIGNATURE_HEADER);
+    let access = match &found {
+        Match::Found(def, _) => Some(def.access),
+        _ => None,
+    };
+    let signed_callback =
+        access == Some(Access::Inbound) && req.headers().contains_key(SIGNATURE_HEADER);
+    let scrape = access == Some(Access::Metrics);
+    let scrape_allowed = scrape && {
+        let authorization = req
+            .headers()
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        api.app.config.metrics.allows(peer, authorization)
+    };
+    let seen = observe::Seen {
+        service,
+        method: &req.method().clone(),
+        route: match &found {
+            Match::Found(def, _) => def.path,
+            _ => "unmatched",
+        },
+        client: match &client {
+            Ok(Some(c)) => &c.id,
+            _ => "",
+        },
+        started,
+    };
     let (bucket, tier) = match &client {
+        // A scraper is not counted against its address's anonymous traffic.
+        _ if scrape_allowed => (BucketKey::Ip(peer), Tier::Unlimited),
         Ok(Some(c)) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
         // A signed WMS or carrier callback is checked by its HMAC (cheaper than a token)
         // and comes in bursts from one system: not limited like anonymous traffic.
@@ -44,11 +74,12 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
         _ => (BucketKey::Ip(peer), Tier::Starter),
     };
     let decision = api.limiter.check(bucket, tier);
-    let mut resp = if decision.allowed {
-        route(&api, found, client, req, now)
-            .await
-            .unwrap_or_else(ApiError::into_response)
-    } else {
+    let mut resp = if !decision.allowed {
+        api.app
+            .metrics
+            .rate_limited
+            .with_label_values(&[tier.as_str()])
+            .inc();
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
@@ -56,8 +87,16 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
         )
         .header(RETRY_AFTER, decision.retry_after_secs)
         .into_response()
+    } else if scrape && !scrape_allowed {
+        ApiError::forbidden("Metrics are served to the addresses in metrics_allow, with the metrics_token when one is set.")
+            .into_response()
+    } else {
+        route(&api, found, client.clone(), req, now)
+            .await
+            .unwrap_or_else(ApiError::into_response)
     };
     decision.apply(resp.headers_mut());
+    observe::finish(&seen, request_id, &mut resp, &api.app.metrics);
     resp
 }
 
@@ -95,7 +134,7 @@ async fn route(
         }
     };
     let client = match (def.access, client) {
-        (Access::Public | Access::TokenEndpoint, _) => None,
+        (Access::Public | Access::TokenEndpoint | Access::Metrics, _) => None,
         // Unsigned and without credentials: the handler checks the signature.
         (Access::Inbound, Ok(None)) => None,
         (_, Ok(Some(c))) => Some(c),

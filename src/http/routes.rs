@@ -22,6 +22,9 @@ pub enum Access {
     ApiKey,
     /// The token endpoint authenticates the client in its own form.
     TokenEndpoint,
+    /// Prometheus scrapes: from an address in `metrics_allow` (loopback by default), with
+    /// `Authorization: Bearer <metrics_token>` when a token is configured.
+    Metrics,
     /// Inbound callbacks: the source's HMAC signature (checked by the handler, which needs
     /// the body), or a Bearer token / `X-API-Key`.
     Inbound,
@@ -82,6 +85,7 @@ pub enum RouteId {
     WmsPackageStatus,
     CarrierTracking,
     PackingHealth,
+    Metrics,
     PackingOpenApi,
     PackingOptimize,
 }
@@ -130,6 +134,7 @@ use Service::*;
 #[rustfmt::skip]
 pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::GET, "/health", RouteId::Health, Public, B::None, "System", "Health of the service and its storage"),
+    route(Fulfillment, Method::GET, "/metrics", RouteId::Metrics, Access::Metrics, B::None, "System", "Prometheus metrics in the text exposition format 0.0.4"),
     route(Fulfillment, Method::POST, "/oauth/token", RouteId::Token, TokenEndpoint, B::Form, "Authentication", "Issue an access token (OAuth 2.0 client credentials)"),
     route(Fulfillment, Method::GET, "/api/openapi.json", RouteId::OpenApi, Public, B::None, "System", "This OpenAPI 3.1 document"),
     route(Fulfillment, Method::GET, "/api/docs", RouteId::Docs, Public, B::None, "System", "HTML reference rendered from the OpenAPI document"),

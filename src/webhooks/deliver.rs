@@ -25,6 +25,7 @@ use super::store::{cancel_queued, Finished, Outcome};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
+use crate::metrics::Metrics;
 use crate::shutdown::Shutdown;
 
 /// Attempts in flight at once, over all subscriptions.
@@ -161,6 +162,7 @@ pub async fn run(
     sender: Sender,
     handle: Handle,
     delays: Vec<Duration>,
+    metrics: Arc<Metrics>,
     mut shutdown: Shutdown,
 ) {
     let (recorder, finished) = mpsc::channel(record::CHANNEL);
@@ -171,6 +173,7 @@ pub async fn run(
             handle: handle.clone(),
             delays,
             in_flight: Arc::clone(&in_flight),
+            metrics,
         },
         finished,
     ));

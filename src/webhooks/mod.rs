@@ -14,6 +14,7 @@
 
 pub mod deliver;
 pub mod dispatch;
+pub mod lag;
 mod record;
 pub mod sign;
 pub mod store;

@@ -21,9 +21,10 @@ use std::time::Duration;
 use storage::Store;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::store::{record_attempts, Finished};
+use super::store::{record_attempts, Finished, Outcome};
 use super::Handle;
 use crate::domain::time_fmt::now_ms;
+use crate::metrics::Metrics;
 
 /// Outcomes waiting for the recorder; a full channel makes attempts wait (holding
 /// their global permit), which bounds `in_flight`.
@@ -41,6 +42,7 @@ pub(super) struct Recording {
     /// Deliveries whose attempt runs now or whose result is not yet durable: their
     /// queue entry stays until the result is recorded, and must not be picked twice.
     pub in_flight: Arc<Mutex<HashSet<u128>>>,
+    pub metrics: Arc<Metrics>,
 }
 
 /// Runs until the sending side is dropped (the engine stopped).
@@ -55,8 +57,19 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
         let Ok(permit) = Arc::clone(&outstanding).acquire_owned().await else {
             return;
         };
-        if let Err(e) = record_attempts(&shared.store, &batch, &shared.delays, now_ms()) {
-            tracing::warn!(error = %e, attempts = batch.len(), "webhook attempts could not be recorded");
+        match record_attempts(&shared.store, &batch, &shared.delays, now_ms()) {
+            Ok(_) => {
+                let delivered = batch
+                    .iter()
+                    .filter(|f| matches!(f.outcome, Outcome::Delivered(_)))
+                    .count() as u64;
+                let counter = |outcome| shared.metrics.deliveries.with_label_values(&[outcome]);
+                counter("delivered").inc_by(delivered);
+                counter("failed_attempt").inc_by(batch.len() as u64 - delivered);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, attempts = batch.len(), "webhook attempts could not be recorded")
+            }
         }
         let ids: Vec<u128> = batch.drain(..).map(|f| f.delivery_id).collect();
         let shared = Arc::clone(&shared);

@@ -11,6 +11,7 @@ use tokio::sync::watch;
 
 use crate::error::{Error, Result, TxError};
 use crate::mirror::Mirror;
+use crate::observe::{CommitObserver, Observer};
 use crate::txn::{self, Abort, Layers, Tx};
 use crate::write_set::{self, WriteSet};
 
@@ -79,6 +80,7 @@ struct Shared {
     flushed: Condvar,
     /// Broadcasts `durable` to async waiters.
     done: watch::Sender<u64>,
+    pub(crate) observer: Observer,
     /// Tests wait here (on `writer`) for the committer or a writer to reach a hook.
     #[cfg(test)]
     hooked: Condvar,
@@ -136,6 +138,11 @@ pub(crate) struct GroupCommit {
 }
 
 impl GroupCommit {
+    /// Sets the observer of batches and syncs; `false` if one was set already.
+    pub(crate) fn observe(&self, o: std::sync::Arc<dyn CommitObserver>) -> bool {
+        self.shared.observer.set(o)
+    }
+
     pub(crate) fn start(
         db: sled::Db,
         trees: Vec<sled::Tree>,
@@ -154,6 +161,7 @@ impl GroupCommit {
             to_sync: Condvar::new(),
             flushed: Condvar::new(),
             done,
+            observer: Observer::default(),
             #[cfg(test)]
             hooked: Condvar::new(),
         });
@@ -355,7 +363,10 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
         };
         match &applied {
             // Before `committing` goes, so a closure never reads the mirror without it.
-            Ok(()) => mirror.apply(&batch),
+            Ok(()) => {
+                mirror.apply(&batch);
+                shared.observer.batch_applied(batch.entries());
+            }
             Err(e) => shared.fail(e.to_string()),
         }
         // sled holds the batch now (or the store has failed): read through to it.
@@ -394,8 +405,12 @@ fn sync_loop(shared: &Shared, log: &File) {
                 st = shared.to_sync.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         };
+        let started = std::time::Instant::now();
         match log.sync_data() {
-            Ok(()) => shared.publish(target),
+            Ok(()) => {
+                shared.observer.synced(started.elapsed());
+                shared.publish(target)
+            }
             Err(e) => {
                 shared.fail(format!("fdatasync of the log: {e}"));
                 return;

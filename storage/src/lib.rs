@@ -19,6 +19,7 @@ mod error;
 mod group_commit;
 pub mod keys;
 mod mirror;
+mod observe;
 pub mod records;
 mod schema;
 pub mod tables;
@@ -33,6 +34,7 @@ use std::sync::Arc;
 pub use error::{Error, Result, TxError};
 pub use group_commit::BatchLimits;
 pub use keys::Key;
+pub use observe::CommitObserver;
 pub use records::*;
 pub use schema::CURRENT as SCHEMA_VERSION;
 pub use tables::{Table, TABLE_NAMES};
@@ -261,6 +263,12 @@ impl Store {
     }
 
     /// Cheap liveness check for `/health`: the committer has not failed and a read works.
+    /// Reports every batch and fdatasync to `o` from now on; `false` if an observer was set
+    /// already.
+    pub fn observe(&self, o: Arc<dyn CommitObserver>) -> bool {
+        self.inner.commits.observe(o)
+    }
+
     pub fn check(&self) -> Result<()> {
         if let Some(msg) = self.inner.commits.failure() {
             return Err(Error::Flush(msg));

@@ -79,6 +79,7 @@ pub(super) fn components() -> Value {
         "responses": {
             "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
             "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
+            "Forbidden": error_response("forbidden: the caller may not use this route"),
             "NotFound": error_response("not_found: unknown id, SKU or route"),
             "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
             "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),

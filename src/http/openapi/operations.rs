@@ -65,6 +65,15 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             None,
             vec![ok(200, "Healthy", schema_ref("PackingHealth"))],
         ),
+        Metrics => (
+            vec![],
+            None,
+            vec![(
+                "200".into(),
+                json!({ "description": "Every metric in the Prometheus text exposition format 0.0.4",
+                    "content": { "text/plain": { "schema": { "type": "string" } } } }),
+            )],
+        ),
         Token => (
             vec![],
             Some(
@@ -218,6 +227,8 @@ pub(super) fn operation(def: &RouteDef) -> Value {
     }
     let security = match def.access {
         Access::Public | Access::TokenEndpoint => json!([]),
+        // The bearer token only when `metrics_token` is configured.
+        Access::Metrics => json!([{}, { "bearerAuth": [] }]),
         Access::Client => json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }]),
         Access::ApiKey => json!([{ "apiKeyAuth": [] }]),
         Access::Inbound => {
@@ -230,6 +241,9 @@ pub(super) fn operation(def: &RouteDef) -> Value {
         Access::Client | Access::ApiKey | Access::Inbound
     ) {
         errors.push("Unauthorized");
+    }
+    if def.access == Access::Metrics {
+        errors.push("Forbidden");
     }
     if def.path.contains('{') {
         errors.push("NotFound");
@@ -250,6 +264,7 @@ pub(super) fn operation(def: &RouteDef) -> Value {
         let code = match name {
             "BadRequest" => "400",
             "Unauthorized" => "401",
+            "Forbidden" => "403",
             "NotFound" => "404",
             "Conflict" => "409",
             "PayloadTooLarge" => "413",

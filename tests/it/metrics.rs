@@ -1,0 +1,182 @@
+//! `GET /metrics`: counters that move with traffic, the exposition accepted by `promtool`,
+//! who may scrape, and the request id every answer carries.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use crate::support::{assert_error, body, tier_limits, Server};
+
+async fn scrape(s: &Server) -> (u16, String, String) {
+    let resp = s.http.get(s.url("/metrics")).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let content_type = resp.headers()["content-type"].to_str().unwrap().to_string();
+    (status, content_type, resp.text().await.unwrap())
+}
+
+/// The value of the sample `name{labels}` (labels as rendered, sorted by name).
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.trim().parse().unwrap())
+}
+
+/// `promtool check metrics` on `text`. CI installs promtool (Debian `prometheus`) and sets
+/// `FULFILLD_REQUIRE_PROMTOOL=1`; elsewhere a missing promtool skips only this check.
+fn promtool_accepts(text: &str) {
+    let child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) if std::env::var_os("FULFILLD_REQUIRE_PROMTOOL").is_none() => {
+            eprintln!("promtool not run ({e}); install the Debian package prometheus");
+            return;
+        }
+        Err(e) => panic!("promtool is required here: {e}"),
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counters_move_with_traffic_and_promtool_accepts_the_exposition() {
+    let s = Server::start().await;
+    let product = json!({"sku": "M-1", "name": "Mug", "price": 12.5, "weight": 0.8,
+                         "dimensions": {"width": 4, "height": 5, "length": 4}});
+    let (st, p) = s.post("/api/products", &product).await;
+    assert_eq!(st, 201, "{p}");
+    let id = p["id"].as_str().unwrap();
+    for _ in 0..2 {
+        let resp = s.get(&format!("/api/products/{id}")).send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+    }
+    let (st, _) = body(s.get("/api/products/nope").send().await.unwrap()).await;
+    assert_eq!(st, 404);
+
+    let (st, content_type, text) = scrape(&s).await;
+    assert_eq!(st, 200, "{text}");
+    assert!(
+        content_type.starts_with("text/plain; version=0.0.4"),
+        "{content_type}"
+    );
+    let requests = |route: &str, method: &str, status: u16| {
+        sample(
+            &text,
+            &format!("fulfilld_http_requests_total{{method=\"{method}\",route=\"{route}\",service=\"fulfillment\",status=\"{status}\"}}"),
+        )
+    };
+    assert_eq!(requests("/api/products", "POST", 201), Some(1.0));
+    // Ids do not split the series: both reads count under the route template.
+    assert_eq!(requests("/api/products/{id}", "GET", 200), Some(2.0));
+    assert_eq!(requests("/api/products/{id}", "GET", 404), Some(1.0));
+    assert_eq!(
+        sample(
+            &text,
+            "fulfilld_http_request_duration_seconds_count{method=\"GET\",route=\"/api/products/{id}\",service=\"fulfillment\"}"
+        ),
+        Some(3.0)
+    );
+    assert_eq!(sample(&text, "fulfilld_orders_created_total"), Some(0.0));
+    assert!(sample(&text, "fulfilld_database_size_bytes").unwrap() > 0.0);
+    assert!(sample(&text, "fulfilld_storage_commit_batch_writes_count").unwrap() >= 1.0);
+    assert!(sample(&text, "process_resident_memory_bytes").unwrap() > 0.0);
+    promtool_accepts(&text);
+
+    // The scrape itself is counted by the next one.
+    let (_, _, again) = scrape(&s).await;
+    assert_eq!(
+        sample(
+            &again,
+            "fulfilld_http_requests_total{method=\"GET\",route=\"/metrics\",service=\"fulfillment\",status=\"200\"}"
+        ),
+        Some(1.0)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrapes_are_refused_outside_the_allowed_networks() {
+    let s = Server::start_with(|c| c.metrics.allow = vec!["10.0.0.0/8".parse().unwrap()]).await;
+    let (st, v) = body(s.http.get(s.url("/metrics")).send().await.unwrap()).await;
+    assert_eq!(st, 403);
+    assert_error(&v, "forbidden", None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_token_is_required_even_from_loopback() {
+    let token = "0123456789abcdef";
+    let s = Server::start_with(|c| c.metrics.token = Some(token.into())).await;
+    let (st, v) = body(s.http.get(s.url("/metrics")).send().await.unwrap()).await;
+    assert_eq!(st, 403, "{v}");
+    let resp = s
+        .http
+        .get(s.url("/metrics"))
+        .bearer_auth("fedcba9876543210")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+    let resp = s
+        .http
+        .get(s.url("/metrics"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrapes_do_not_use_up_the_anonymous_limit_and_refusals_are_counted() {
+    let s = Server::start_with(|c| tier_limits(c, storage::Tier::Starter, 1, 2)).await;
+    // Empty this address's anonymous bucket (a token comes back only every minute).
+    let mut refused = 0;
+    for _ in 0..4 {
+        if s.http.get(s.url("/health")).send().await.unwrap().status() == 429 {
+            refused += 1;
+        }
+    }
+    assert!(refused >= 2, "{refused}");
+    // Scrapes still pass: they are not anonymous traffic.
+    for _ in 0..3 {
+        let (st, _, _) = scrape(&s).await;
+        assert_eq!(st, 200);
+    }
+    let (_, _, text) = scrape(&s).await;
+    assert_eq!(
+        sample(&text, "fulfilld_rate_limited_total{tier=\"starter\"}"),
+        Some(refused as f64)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_carries_the_request_id_it_was_given_or_a_new_one() {
+    let s = Server::start().await;
+    let resp = s
+        .http
+        .get(s.url("/health"))
+        .header("X-Request-Id", "req-42")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["x-request-id"], "req-42");
+    let resp = s.get("/api/nothing-here").send().await.unwrap();
+    assert_eq!(resp.status(), 404);
+    let made = resp.headers()["x-request-id"].to_str().unwrap();
+    assert!(uuid::Uuid::parse_str(made).is_ok(), "{made}");
+}
