@@ -58,7 +58,7 @@ impl App {
             packing_pool: WorkerPool::new("packing", config.packing_workers, config.packing_queue),
             webhooks: Handle::default(),
             packer: Handle::default(),
-            disk: DiskGauge::new(&store),
+            disk: DiskGauge::new(&store, &config.data_dir),
             metrics: Arc::new(Metrics::new()),
             config,
             store,
@@ -66,19 +66,34 @@ impl App {
     }
 }
 
-/// The database's size on disk as last measured.
+/// The database's size on disk as last measured, and the file system it lives on.
 #[derive(Clone)]
 pub struct DiskGauge {
     store: Store,
+    dir: std::path::PathBuf,
     bytes: Arc<AtomicU64>,
 }
 
 impl DiskGauge {
-    fn new(store: &Store) -> DiskGauge {
+    fn new(store: &Store, dir: &std::path::Path) -> DiskGauge {
         DiskGauge {
             store: store.clone(),
+            dir: dir.to_path_buf(),
             bytes: Arc::new(AtomicU64::new(store.size_on_disk().unwrap_or(0))),
         }
+    }
+
+    /// Bytes available to the server and in all on the data directory's file system.
+    pub fn filesystem(&self) -> Option<(u64, u64)> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(self.dir.as_os_str().as_bytes()).ok()?;
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `path` is a NUL-terminated string and `st` a writable statvfs.
+        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        let block = st.f_frsize as u64;
+        Some((st.f_bavail as u64 * block, st.f_blocks as u64 * block))
     }
 
     pub fn bytes(&self) -> u64 {

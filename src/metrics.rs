@@ -37,6 +37,8 @@ pub struct Metrics {
     delivery_queue: IntGauge,
     delivery_lag: prometheus::Gauge,
     database_bytes: IntGauge,
+    filesystem_free: IntGauge,
+    filesystem_size: IntGauge,
 }
 
 /// Stored state read when `/metrics` is scraped.
@@ -53,6 +55,8 @@ pub struct Snapshot {
     /// Age in seconds of the oldest event not yet delivered (0 when none waits).
     pub delivery_lag_secs: f64,
     pub database_bytes: u64,
+    /// Bytes available and in all on the data directory's file system.
+    pub filesystem: Option<(u64, u64)>,
 }
 
 impl Metrics {
@@ -140,39 +144,56 @@ impl Metrics {
             .expect("valid metric"),
             database_bytes: IntGauge::new("database_size_bytes", "Database size on disk.")
                 .expect("valid metric"),
+            filesystem_free: IntGauge::new(
+                "data_filesystem_avail_bytes",
+                "Bytes available on the data directory's file system.",
+            )
+            .expect("valid metric"),
+            filesystem_size: IntGauge::new(
+                "data_filesystem_size_bytes",
+                "Size of the data directory's file system.",
+            )
+            .expect("valid metric"),
             registry,
         };
-        let r = &m.registry;
-        r.register(Box::new(m.requests.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.request_seconds.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.rate_limited.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.commit_batch.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.fsync_seconds.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.packing_seconds.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.deliveries.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.backups.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.last_backup.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.orders_created.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.orders.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.packing_backlog.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.delivery_queue.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.delivery_lag.clone()))
-            .expect("registered once");
-        r.register(Box::new(m.database_bytes.clone()))
-            .expect("registered once");
+        let collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
+            Box::new(m.requests.clone()),
+            Box::new(m.request_seconds.clone()),
+            Box::new(m.rate_limited.clone()),
+            Box::new(m.commit_batch.clone()),
+            Box::new(m.fsync_seconds.clone()),
+            Box::new(m.packing_seconds.clone()),
+            Box::new(m.deliveries.clone()),
+            Box::new(m.backups.clone()),
+            Box::new(m.last_backup.clone()),
+            Box::new(m.orders_created.clone()),
+            Box::new(m.orders.clone()),
+            Box::new(m.packing_backlog.clone()),
+            Box::new(m.delivery_queue.clone()),
+            Box::new(m.delivery_lag.clone()),
+            Box::new(m.database_bytes.clone()),
+            Box::new(m.filesystem_free.clone()),
+            Box::new(m.filesystem_size.clone()),
+        ];
+        // Every known label set exists from the start at zero, so that rates and
+        // increases see the first event and dashboards show the series.
+        for source in ["order", "optimize"] {
+            m.packing_seconds.with_label_values(&[source]);
+        }
+        for outcome in ["delivered", "failed_attempt"] {
+            m.deliveries.with_label_values(&[outcome]);
+        }
+        for result in ["ok", "failed"] {
+            m.backups.with_label_values(&[result]);
+        }
+        for tier in storage::Tier::ALL {
+            m.rate_limited.with_label_values(&[tier.as_str()]);
+        }
+        for c in collectors {
+            m.registry
+                .register(c)
+                .expect("each metric is registered once");
+        }
         // Process memory, CPU time and open files, under their standard `process_` names.
         prometheus::default_registry()
             .register(Box::new(
@@ -196,6 +217,10 @@ impl Metrics {
         self.delivery_queue.set(snap.delivery_queue as i64);
         self.delivery_lag.set(snap.delivery_lag_secs);
         self.database_bytes.set(snap.database_bytes as i64);
+        if let Some((free, size)) = snap.filesystem {
+            self.filesystem_free.set(free as i64);
+            self.filesystem_size.set(size as i64);
+        }
         let mut families = self.registry.gather();
         families.extend(prometheus::default_registry().gather());
         let mut out = Vec::with_capacity(16 * 1024);

@@ -31,6 +31,7 @@ pub fn scrape(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .oldest_ms
             .map_or(0.0, |ms| ((now_ms as i64 - ms).max(0) as f64) / 1000.0),
         database_bytes: app.disk.bytes(),
+        filesystem: app.disk.filesystem(),
     };
     Ok(bytes(
         StatusCode::OK,

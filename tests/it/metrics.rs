@@ -22,11 +22,17 @@ fn sample(text: &str, series: &str) -> Option<f64> {
         .map(|v| v.trim().parse().unwrap())
 }
 
-/// `promtool check metrics` on `text`. CI installs promtool (Debian `prometheus`) and sets
-/// `FULFILLD_REQUIRE_PROMTOOL=1`; elsewhere a missing promtool skips only this check.
+/// `promtool check metrics` on `text`.
 fn promtool_accepts(text: &str) {
+    promtool(&["check", "metrics"], text);
+}
+
+/// Runs promtool with `args` and `stdin`, and asserts it succeeds. CI installs promtool
+/// (Debian `prometheus`) and sets `FULFILLD_REQUIRE_PROMTOOL=1`; elsewhere a missing
+/// promtool skips only this check.
+fn promtool(args: &[&str], stdin: &str) {
     let child = Command::new("promtool")
-        .args(["check", "metrics"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -43,12 +49,12 @@ fn promtool_accepts(text: &str) {
         .stdin
         .take()
         .unwrap()
-        .write_all(text.as_bytes())
+        .write_all(stdin.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "promtool check metrics: {}{}",
+        "promtool {args:?}: {}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -179,4 +185,52 @@ async fn every_answer_carries_the_request_id_it_was_given_or_a_new_one() {
     assert_eq!(resp.status(), 404);
     let made = resp.headers()["x-request-id"].to_str().unwrap();
     assert!(uuid::Uuid::parse_str(made).is_ok(), "{made}");
+}
+
+fn monitoring(file: &str) -> String {
+    std::fs::read_to_string(format!("{}/monitoring/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn the_alert_rules_pass_promtool() {
+    let path = format!("{}/monitoring/alerts.yml", env!("CARGO_MANIFEST_DIR"));
+    promtool(&["check", "rules", &path], "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_and_the_alerts_use_only_metrics_the_server_exports() {
+    let s = Server::start().await;
+    let (_, _, text) = scrape(&s).await;
+    let exported: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&monitoring("grafana-dashboard.json")).unwrap();
+    let mut queries: Vec<String> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["targets"].as_array().unwrap().clone())
+        .map(|t| t["expr"].as_str().unwrap().to_string())
+        .collect();
+    assert!(queries.len() >= 12);
+    queries.push(monitoring("alerts.yml"));
+    let mut used = 0;
+    for q in &queries {
+        for word in q.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if !(word.starts_with("fulfilld_") || word.starts_with("process_")) {
+                continue;
+            }
+            let name = ["_bucket", "_count", "_sum"]
+                .iter()
+                .find_map(|suffix| word.strip_suffix(suffix))
+                .filter(|base| exported.contains(base))
+                .unwrap_or(word);
+            assert!(exported.contains(name), "{name} is not exported (in {q})");
+            used += 1;
+        }
+    }
+    assert!(used > 20, "{used}");
 }
