@@ -5,7 +5,7 @@ use storage::tables::Orders;
 use storage::Store;
 
 use super::events::Shapes;
-use super::order_search::OrderSearch;
+use super::order_index::OrderSearch;
 use super::product_index::ProductIndex;
 use super::products;
 
