@@ -14,9 +14,12 @@
 
 pub mod deliver;
 pub mod dispatch;
+pub mod outbox;
 mod record;
 pub mod sign;
 pub mod store;
+#[cfg(test)]
+mod test_support;
 
 use std::sync::Arc;
 
