@@ -29,8 +29,7 @@ fn remove_events(store: &Store, seqs: &[u64]) -> storage::Result<()> {
 ///
 /// A subscription whose cursor is still before a pruned event (an endpoint that failed
 /// for longer than the retention while events kept coming) never gets those events:
-/// the same horizon after which its failed deliveries would have been pruned before
-/// fan-out was bounded. Keeping them instead would let one dead endpoint grow the
+/// the same horizon after which its failed deliveries are pruned. Keeping them instead would let one dead endpoint grow the
 /// outbox without end. A warning names how many subscriptions lost events.
 pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
     let cursors = store

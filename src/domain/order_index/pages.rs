@@ -26,7 +26,7 @@ pub(super) const STATUSES: [OrderStatus; 5] = [
 ];
 
 /// Per status (index [`slot`]), which ranks have it: sled's backward iteration costs a
-/// page lookup and key copies per entry (it dominated the status list). Five bits per
+/// page lookup and key copies per entry (it would dominate the status list). Five bits per
 /// order.
 #[derive(Default)]
 pub(super) struct StatusPages {

@@ -20,7 +20,7 @@ const STEP: usize = 4;
 
 /// A gram held by more than a quarter of the orders (and at least this many) loses its
 /// list and becomes "common": it narrows little (`bulk`, `exam`, `.com` in every order),
-/// and such lists were a third of the postings. Treating it as held by every entry keeps
+/// and such lists are a third of the postings. Treating it as held by every entry keeps
 /// the candidates a superset.
 const COMMON_MIN: usize = if cfg!(test) { 64 } else { 65_536 };
 
