@@ -12,7 +12,7 @@ use crate::app::DiskGauge;
 use crate::config::Config;
 use crate::domain::idempotency;
 use crate::shutdown::Shutdown;
-use crate::webhooks::{self, dispatch};
+use crate::webhooks::{self, outbox};
 
 pub async fn run(store: Store, config: Arc<Config>, disk: DiskGauge, mut shutdown: Shutdown) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
@@ -30,12 +30,7 @@ pub async fn run(store: Store, config: Arc<Config>, disk: DiskGauge, mut shutdow
         if minutes % 10 == 0 {
             // Fan-out keeps up within seconds; every ten minutes keeps the outbox small
             // without adding deletes to every burst of orders.
-            prune(
-                &store,
-                "fanned-out outbox events",
-                dispatch::prune_fanned_out,
-            )
-            .await;
+            prune(&store, "fanned-out outbox events", outbox::prune_fanned_out).await;
         }
         if minutes % 60 != 1 {
             continue;
@@ -52,7 +47,7 @@ pub async fn run(store: Store, config: Arc<Config>, disk: DiskGauge, mut shutdow
         })
         .await;
         prune(&store, "delivered outbox events", move |s| {
-            dispatch::prune_outbox(s, cutoff)
+            outbox::prune_outbox(s, cutoff)
         })
         .await;
     }

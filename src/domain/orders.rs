@@ -18,7 +18,7 @@ use super::allocation::{self, Stock};
 use super::counters::{bump, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
-use super::order_search::OrderSearch;
+use super::order_index::OrderSearch;
 use super::state::Domain;
 use super::time_fmt::now_ms;
 

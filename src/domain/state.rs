@@ -6,7 +6,7 @@ use storage::{OrderStatus, Store};
 
 use super::counters::order_count;
 use super::events::Shapes;
-use super::order_search::OrderSearch;
+use super::order_index::OrderSearch;
 use super::product_index::ProductIndex;
 use super::products;
 

@@ -15,9 +15,12 @@
 pub mod deliver;
 pub mod dispatch;
 pub mod lag;
+pub mod outbox;
 mod record;
 pub mod sign;
 pub mod store;
+#[cfg(test)]
+mod test_support;
 
 use std::sync::Arc;
 

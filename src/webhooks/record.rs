@@ -1,13 +1,12 @@
 //! The recorder: writes finished attempts in batches, one transaction per batch.
 //!
-//! Why: recording each attempt in its own transaction and holding the attempt's
-//! permits until that transaction was durable made every delivery slot wait a full
-//! commit cycle per delivery; while orders were being created (each commit cycle then
-//! takes tens to hundreds of milliseconds) the 40 slots of 10 subscriptions delivered
-//! only ~100 deliveries/s. Now an attempt hands its outcome here and frees its
-//! subscription's permit as soon as the HTTP exchange is over; the recorder gathers
-//! whatever has finished meanwhile into one transaction and waits for its durability
-//! off the loop, so several batches can be in flight.
+//! An attempt hands its outcome here and frees its subscription's permit as soon as the
+//! HTTP exchange is over; the recorder gathers whatever has finished meanwhile into one
+//! transaction and waits for its durability off the loop, so several batches can be in
+//! flight. Why: a transaction per attempt, with its permits held until it is durable,
+//! makes every delivery slot wait a full commit cycle per delivery; while orders are
+//! being created (a commit cycle then takes tens to hundreds of milliseconds) the 40
+//! slots of 10 subscriptions would deliver only ~100 deliveries/s.
 //!
 //! Until its batch is durable a delivery stays in `in_flight`, so the scheduler never
 //! picks it twice (plain reads see the recorded result only once it is applied). A

@@ -48,7 +48,7 @@ struct Writer {
     committing: Option<Arc<WriteSet>>,
     stop: bool,
     #[cfg(test)]
-    hooks: tests::Hooks,
+    hooks: hooks::Hooks,
 }
 
 #[derive(Default)]
@@ -208,7 +208,7 @@ impl GroupCommit {
                 break;
             }
             #[cfg(test)]
-            tests::waiting_for_room(shared, &mut w);
+            waiting_for_room(shared, &mut w);
             w = shared.room.wait(w).unwrap_or_else(|e| e.into_inner());
         }
         let layers = Layers {
@@ -352,7 +352,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
             // The next batch starts filling while this one is applied and flushed.
             shared.room.notify_all();
             #[cfg(test)]
-            let (_w, inject) = tests::before_apply(shared, w);
+            let (_w, inject) = before_apply(shared, w);
             #[cfg(not(test))]
             let inject: Option<String> = None;
             (batch, generation, inject)
@@ -420,265 +420,28 @@ fn sync_loop(shared: &Shared, log: &File) {
 }
 
 #[cfg(test)]
-mod tests {
-    //! Hooks that stop the committer at a chosen point, so tests can see batches that
-    //! are open or being applied without sleeping, and tests that use them.
+mod hooks;
+#[cfg(test)]
+mod tests;
 
-    use super::*;
-    use crate::records::NewEvent;
-    use crate::tables::{Meta, Outbox};
-    use crate::txn::abort;
-    use crate::{Store, StoreConfig};
+/// Tells tests that a writer is waiting for room.
+#[cfg(test)]
+fn waiting_for_room(shared: &Shared, w: &mut Writer) {
+    w.hooks.waited_for_room += 1;
+    shared.hooked.notify_all();
+}
 
-    #[derive(Default)]
-    pub(super) struct Hooks {
-        /// The committer leaves the open batch alone.
-        pub(super) hold_before_take: bool,
-        /// The committer stops after taking a batch, before applying it.
-        pub(super) hold_before_apply: bool,
-        /// The next batch fails to apply with this message.
-        pub(super) fail_next: Option<String>,
-        /// How many times a writer has waited for room.
-        pub(super) waited_for_room: usize,
+/// Tells tests that a batch was taken; holds it while they ask, and returns the failure
+/// they asked for.
+#[cfg(test)]
+fn before_apply<'a>(
+    shared: &'a Shared,
+    mut w: MutexGuard<'a, Writer>,
+) -> (MutexGuard<'a, Writer>, Option<String>) {
+    shared.hooked.notify_all();
+    while w.hooks.hold_before_apply && !w.stop {
+        w = shared.work.wait(w).unwrap();
     }
-
-    pub(super) fn waiting_for_room(shared: &Shared, w: &mut Writer) {
-        w.hooks.waited_for_room += 1;
-        shared.hooked.notify_all();
-    }
-
-    pub(super) fn before_apply<'a>(
-        shared: &'a Shared,
-        mut w: MutexGuard<'a, Writer>,
-    ) -> (MutexGuard<'a, Writer>, Option<String>) {
-        shared.hooked.notify_all();
-        while w.hooks.hold_before_apply && !w.stop {
-            w = shared.work.wait(w).unwrap();
-        }
-        let inject = w.hooks.fail_next.take();
-        (w, inject)
-    }
-
-    impl GroupCommit {
-        fn hooks(&self, set: impl FnOnce(&mut Hooks)) {
-            set(&mut lock(&self.shared.writer).hooks);
-            self.shared.work.notify_all();
-        }
-
-        fn wait_until(&self, reached: impl Fn(&Writer) -> bool) {
-            let mut w = lock(&self.shared.writer);
-            while !reached(&w) {
-                w = self.shared.hooked.wait(w).unwrap();
-            }
-        }
-    }
-
-    fn open(dir: &std::path::Path, limits: BatchLimits) -> Store {
-        let config = StoreConfig {
-            cache_capacity_bytes: 8 * 1024 * 1024,
-        };
-        Store::open_with_limits(dir, &config, limits).unwrap()
-    }
-
-    fn event(data: &str) -> NewEvent {
-        NewEvent {
-            id: format!("evt_{data}"),
-            kind: "test.written".into(),
-            timestamp: "2025-01-01T00:00:00Z".into(),
-            data_json: data.into(),
-        }
-    }
-
-    fn meta(store: &Store, key: &str) -> Option<u64> {
-        store.get::<Meta>(&key.to_string()).unwrap()
-    }
-
-    fn put(store: &Store, key: &str, value: u64) {
-        store
-            .transact(|tx| {
-                tx.insert::<Meta>(&key.to_string(), &value)?;
-                Ok::<_, Abort<()>>(())
-            })
-            .unwrap();
-    }
-
-    #[test]
-    fn closures_see_the_open_batch_and_an_abort_drops_only_its_own_writes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path(), BatchLimits::default());
-        let commits = &store.inner.commits;
-        commits.hooks(|h| h.hold_before_take = true);
-
-        store
-            .transact(|tx| {
-                tx.insert::<Meta>(&"a".into(), &1)?;
-                tx.emit(event("a"))?;
-                Ok::<_, Abort<()>>(())
-            })
-            .unwrap();
-        // Committed but not applied: plain reads do not see it yet, closures do.
-        assert_eq!(meta(&store, "a"), None);
-        let seen = store
-            .transact(|tx| {
-                let a = tx.get::<Meta>(&"a".into())?;
-                tx.insert::<Meta>(&"b".into(), &(a.unwrap_or(0) + 1))?;
-                Ok::<_, Abort<()>>(a)
-            })
-            .unwrap();
-        assert_eq!(seen, Some(1));
-
-        let aborted = store.transact(|tx| {
-            tx.insert::<Meta>(&"a".into(), &99)?;
-            tx.remove::<Meta>(&"b".into())?;
-            tx.insert::<Meta>(&"c".into(), &3)?;
-            tx.emit(event("c"))?;
-            assert_eq!(tx.get::<Meta>(&"a".into())?, Some(99));
-            assert!(!tx.contains::<Meta>(&"b".into())?);
-            abort::<(), _>("refused")
-        });
-        assert!(matches!(aborted, Err(TxError::Aborted("refused"))));
-
-        store
-            .transact(|tx| {
-                assert_eq!(tx.get::<Meta>(&"a".into())?, Some(1));
-                assert_eq!(tx.get::<Meta>(&"b".into())?, Some(2));
-                assert!(!tx.contains::<Meta>(&"c".into())?);
-                tx.insert::<Meta>(&"d".into(), &4)?;
-                Ok::<_, Abort<()>>(())
-            })
-            .unwrap();
-        // Every write above waits in one open batch.
-        commits.wait_until(|w| w.committing.is_none() && w.open.entries() == 4);
-
-        commits.hooks(|h| h.hold_before_take = false);
-        store.durable_blocking().unwrap();
-        assert_eq!(meta(&store, "a"), Some(1));
-        assert_eq!(meta(&store, "b"), Some(2));
-        assert_eq!(meta(&store, "c"), None);
-        assert_eq!(meta(&store, "d"), Some(4));
-        let events: Vec<String> = store
-            .iter::<Outbox>()
-            .map(|r| r.unwrap().1.data_json)
-            .collect();
-        assert_eq!(events, vec!["a".to_string()]);
-    }
-
-    #[test]
-    fn closures_read_through_the_batch_being_applied() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path(), BatchLimits::default());
-        let commits = &store.inner.commits;
-        commits.hooks(|h| h.hold_before_apply = true);
-
-        put(&store, "a", 1);
-        commits.wait_until(|w| w.committing.is_some());
-        assert_eq!(meta(&store, "a"), None);
-        store
-            .transact(|tx| {
-                let a = tx.get::<Meta>(&"a".into())?.unwrap();
-                tx.insert::<Meta>(&"b".into(), &(a + 1))?;
-                Ok::<_, Abort<()>>(())
-            })
-            .unwrap();
-
-        commits.hooks(|h| h.hold_before_apply = false);
-        store.durable_blocking().unwrap();
-        assert_eq!(meta(&store, "a"), Some(1));
-        assert_eq!(meta(&store, "b"), Some(2));
-    }
-
-    fn tiny() -> BatchLimits {
-        BatchLimits {
-            max_entries: 2,
-            max_bytes: 1 << 20,
-        }
-    }
-
-    #[test]
-    fn a_full_batch_makes_writers_wait_until_the_committer_takes_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path(), tiny());
-        let commits = &store.inner.commits;
-        commits.hooks(|h| h.hold_before_take = true);
-        put(&store, "a", 1);
-        put(&store, "b", 2);
-
-        let writer = {
-            let store = store.clone();
-            std::thread::spawn(move || put(&store, "c", 3))
-        };
-        commits.wait_until(|w| w.hooks.waited_for_room == 1);
-        // The waiting writer has not run its closure.
-        commits.wait_until(|w| w.open.entries() == 2);
-
-        commits.hooks(|h| h.hold_before_take = false);
-        writer.join().unwrap();
-        store.durable_blocking().unwrap();
-        for (k, v) in [("a", 1), ("b", 2), ("c", 3)] {
-            assert_eq!(meta(&store, k), Some(v));
-        }
-    }
-
-    #[test]
-    fn a_failure_wakes_writers_waiting_for_room() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path(), tiny());
-        let commits = &store.inner.commits;
-        commits.hooks(|h| h.hold_before_take = true);
-        put(&store, "a", 1);
-        put(&store, "b", 2);
-        let writer = {
-            let store = store.clone();
-            std::thread::spawn(move || {
-                store.transact(|tx| {
-                    tx.insert::<Meta>(&"c".into(), &3)?;
-                    Ok::<_, Abort<()>>(())
-                })
-            })
-        };
-        commits.wait_until(|w| w.hooks.waited_for_room == 1);
-        store.mark_failed("disk gone");
-        assert!(matches!(
-            writer.join().unwrap(),
-            Err(TxError::Storage(Error::Flush(m))) if m == "disk gone"
-        ));
-    }
-
-    #[test]
-    fn a_failed_apply_fails_its_waiters_and_everything_after_it() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let store = open(dir.path(), BatchLimits::default());
-            put(&store, "before", 1);
-            store.durable_blocking().unwrap();
-
-            let commits = &store.inner.commits;
-            commits.hooks(|h| {
-                h.hold_before_apply = true;
-                h.fail_next = Some("injected apply failure".into());
-            });
-            put(&store, "lost", 2);
-            let waiter = {
-                let store = store.clone();
-                std::thread::spawn(move || store.durable_blocking())
-            };
-            commits.wait_until(|w| w.committing.is_some());
-            commits.hooks(|h| h.hold_before_apply = false);
-
-            let is_injected =
-                |r: Result<()>| matches!(r, Err(Error::Flush(m)) if m.contains("injected"));
-            assert!(is_injected(waiter.join().unwrap()));
-            // Sticky: every later transaction, wait and health check fails too.
-            assert!(is_injected(store.durable_blocking()));
-            assert!(is_injected(store.check()));
-            assert!(matches!(
-                store.transact(|_| Ok::<_, Abort<()>>(())),
-                Err(TxError::Storage(Error::Flush(_)))
-            ));
-        }
-        let store = open(dir.path(), BatchLimits::default());
-        store.check().unwrap();
-        assert_eq!(meta(&store, "before"), Some(1));
-        assert_eq!(meta(&store, "lost"), None);
-    }
+    let inject = w.hooks.fail_next.take();
+    (w, inject)
 }

@@ -1,4 +1,4 @@
-//! A growable bitset over dense positions (the id ranks of [`super::order_search`]): one
+//! A growable bitset over dense positions (the id ranks of [`super`]): one
 //! bit per order instead of a 16-byte id in a `BTreeSet`, with inserts that shift the
 //! positions above them and newest-first walks that skip whole words.
 

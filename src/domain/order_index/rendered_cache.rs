@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 /// Bytes kept by default: several thousand orders (the hot first pages of each status;
 /// a bulk-imported order renders to under 1 KB), small against the resident-memory
-/// budget. 24 MB before; the list benchmark's hot set (5,000 orders) fits either way.
+/// budget. The list benchmark's hot set (5,000 orders) fits.
 pub const DEFAULT_BUDGET: usize = 12 * 1024 * 1024;
 
 type Map = HashMap<u128, (i64, Arc<[u8]>)>;
