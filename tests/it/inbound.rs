@@ -4,46 +4,43 @@
 
 use serde_json::json;
 
-use crate::fulfillment::{
-    catalog, get, inventory, now, order, pack, packages_of, set_secret, ship, signed, UPS_SECRET,
-    WMS_SECRET,
+use crate::support::{
+    assert_error, now, packable_catalog, packable_order, Server, UPS, UPS_SECRET, WMS, WMS_SECRET,
 };
-use crate::support::{assert_error, Server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwards() {
     let s = Server::start().await;
-    catalog(&s).await;
-    set_secret(&s, "wms", WMS_SECRET);
-    set_secret(&s, "carrier:ups", UPS_SECRET);
-    let o = order(&s, "IN-1", 2, 0).await;
+    packable_catalog(&s).await;
+    s.set_secret("wms", WMS_SECRET);
+    s.set_secret("carrier:ups", UPS_SECRET);
+    let o = packable_order(&s, "IN-1", 2, 0).await;
     let id = o["id"].as_str().unwrap().to_string();
-    pack(&s, &id).await;
-    let packages = packages_of(&s, &id).await;
+    s.pack(&id).await;
+    let packages = s.packages_of(&id).await;
     assert_eq!(packages.len(), 1);
     let pkg = packages[0]["id"].as_str().unwrap().to_string();
-    let wms = "/api/wms/webhooks/package-status";
+    let wms = WMS;
     let ev = |event: &str, status: &str| {
         json!({"eventId": event, "packageId": pkg, "status": status,
                "occurredAt": "2026-11-22T09:00:00Z", "dock": 4})
     };
 
     // Authentication: a bad signature, a stale or future timestamp, no signature at all.
-    let (status, v) = signed(
-        &s,
-        wms,
-        "not-the-secret-at-all",
-        now(),
-        &ev("e1", "picking"),
-    )
-    .await;
+    let (status, v) = s
+        .signed(wms, "not-the-secret-at-all", now(), &ev("e1", "picking"))
+        .await;
     assert_eq!(status, 401, "{v}");
     assert_error(&v, "unauthorized", None);
-    let (status, _) = signed(&s, wms, WMS_SECRET, now() - 301, &ev("e1", "picking")).await;
+    let (status, _) = s
+        .signed(wms, WMS_SECRET, now() - 301, &ev("e1", "picking"))
+        .await;
     assert_eq!(status, 401, "stale");
-    let (status, _) = signed(&s, wms, WMS_SECRET, now() + 301, &ev("e1", "picking")).await;
+    let (status, _) = s
+        .signed(wms, WMS_SECRET, now() + 301, &ev("e1", "picking"))
+        .await;
     assert_eq!(status, 401, "from the future");
-    let (status, _) = signed(&s, wms, UPS_SECRET, now(), &ev("e1", "picking")).await;
+    let (status, _) = s.signed(wms, UPS_SECRET, now(), &ev("e1", "picking")).await;
     assert_eq!(status, 401, "another source's secret");
     let unsigned = s
         .http
@@ -54,18 +51,18 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
         .unwrap();
     assert_eq!(unsigned.status(), 401);
     assert!(
-        get(&s, &format!("/api/packages/{pkg}/events")).await["events"]
+        s.get_ok(&format!("/api/packages/{pkg}/events")).await["events"]
             .as_array()
             .unwrap()
             .is_empty()
     );
 
     // Applied once; the replay is acknowledged and changes nothing.
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["event"]["outcome"], "applied");
     assert_eq!(v["package"]["status"], "picking");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e1", "packed")).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &ev("e1", "packed")).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["event"]["outcome"], "duplicate");
     assert_eq!(
@@ -79,7 +76,7 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
     assert_eq!(v["package"]["status"], "packed");
 
     // Out of order: a late picking is recorded, not applied.
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e3", "picking")).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &ev("e3", "picking")).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["event"]["outcome"], "ignored");
     assert_eq!(v["package"]["status"], "packed");
@@ -87,49 +84,48 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
     // Validation and unknown ids.
     let mut missing = ev("e4", "packed");
     missing.as_object_mut().unwrap().remove("eventId");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &missing).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &missing).await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("eventId"));
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &ev("e5", "teleported")).await;
+    let (status, v) = s
+        .signed(wms, WMS_SECRET, now(), &ev("e5", "teleported"))
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("status"));
     let mut unknown = ev("e6", "packed");
     unknown["packageId"] = json!("pkg_00000000000000000000000000000000");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &unknown).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &unknown).await;
     assert_eq!(status, 404);
     assert_error(&v, "not_found", None);
-    let carrier = "/api/webhooks/carriers/ups/tracking";
+    let carrier = UPS;
     let track = |event: &str, number: &str, status: &str| {
         json!({"eventId": event, "trackingNumber": number, "status": status,
                "occurredAt": "2026-11-22T11:00:00Z"})
     };
-    let (status, _) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c1", "NOPE", "in_transit"),
-    )
-    .await;
+    let (status, _) = s
+        .signed(
+            carrier,
+            UPS_SECRET,
+            now(),
+            &track("c1", "NOPE", "in_transit"),
+        )
+        .await;
     assert_eq!(status, 404, "unknown tracking number");
 
     // The WMS ships it with carrier details: stock leaves, the order ships.
     let mut shipped = ev("e7", "shipped");
     shipped["carrier"] = json!("ups");
     shipped["trackingNumber"] = json!("1ZWMS");
-    let (status, v) = signed(&s, wms, WMS_SECRET, now(), &shipped).await;
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &shipped).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["package"]["trackingNumber"], "1ZWMS");
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "shipped"
-    );
-    let mug = inventory(&s, "MUG").await;
+    assert_eq!(s.order(&id).await["status"], "shipped");
+    let mug = s.inventory_of("MUG").await;
     assert_eq!(
         (mug["onHand"].as_i64(), mug["reserved"].as_i64()),
         (Some(8), Some(0))
     );
-    let (status, _) = ship(&s, &pkg, "1ZOTHER").await;
+    let (status, _) = s.ship(&pkg, "1ZOTHER").await;
     assert_eq!(
         status, 409,
         "a shipped package cannot ship again under another number"
@@ -137,48 +133,45 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
 
     // Another carrier's secret does not open this carrier's endpoint; the tracking
     // number belongs to ups only.
-    set_secret(&s, "carrier:dhl", UPS_SECRET);
-    let (status, _) = signed(
-        &s,
-        "/api/webhooks/carriers/dhl/tracking",
-        UPS_SECRET,
-        now(),
-        &track("c2", "1ZWMS", "delivered"),
-    )
-    .await;
+    s.set_secret("carrier:dhl", UPS_SECRET);
+    let (status, _) = s
+        .signed(
+            "/api/webhooks/carriers/dhl/tracking",
+            UPS_SECRET,
+            now(),
+            &track("c2", "1ZWMS", "delivered"),
+        )
+        .await;
     assert_eq!(status, 404);
 
-    let (status, v) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c3", "1ZWMS", "delivered"),
-    )
-    .await;
+    let (status, v) = s
+        .signed(
+            carrier,
+            UPS_SECRET,
+            now(),
+            &track("c3", "1ZWMS", "delivered"),
+        )
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["package"]["status"], "delivered");
-    let (status, v) = signed(
-        &s,
-        carrier,
-        UPS_SECRET,
-        now(),
-        &track("c4", "1ZWMS", "in_transit"),
-    )
-    .await;
+    let (status, v) = s
+        .signed(
+            carrier,
+            UPS_SECRET,
+            now(),
+            &track("c4", "1ZWMS", "in_transit"),
+        )
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(
         v["event"]["outcome"], "ignored",
         "a late in_transit after delivered"
     );
     assert_eq!(v["package"]["status"], "delivered");
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "delivered"
-    );
+    assert_eq!(s.order(&id).await["status"], "delivered");
 
     // Every inbound event is kept for audit, applied or not, in arrival order.
-    let events = get(&s, &format!("/api/packages/{pkg}/events")).await;
+    let events = s.get_ok(&format!("/api/packages/{pkg}/events")).await;
     let outcomes: Vec<(&str, &str)> = events["events"]
         .as_array()
         .unwrap()

@@ -11,7 +11,6 @@ mod lifecycle;
 mod orders;
 mod packing_api;
 mod products;
-mod receiver;
 mod support;
 mod system;
 mod timeouts;
