@@ -8,6 +8,7 @@ mod http_rules;
 mod inbound;
 mod inventory;
 mod lifecycle;
+mod order_paths;
 mod orders;
 mod packing_api;
 mod products;
