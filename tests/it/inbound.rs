@@ -2,14 +2,15 @@
 //! and source checks, replayed eventIds, late and out-of-order events, unknown ids, and
 //! the audit trail of every event.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::support::{
     assert_error, now, packable_catalog, packable_order, Server, UPS, UPS_SECRET, WMS, WMS_SECRET,
 };
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwards() {
+/// A server with both sources' secrets set and one packed order of two MUG in one
+/// package: the server, the order id and the package id.
+async fn packed_order() -> (Server, String, String) {
     let s = Server::start().await;
     packable_catalog(&s).await;
     s.set_secret("wms", WMS_SECRET);
@@ -20,11 +21,49 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
     let packages = s.packages_of(&id).await;
     assert_eq!(packages.len(), 1);
     let pkg = packages[0]["id"].as_str().unwrap().to_string();
+    (s, id, pkg)
+}
+
+/// A WMS status event for `pkg`.
+fn wms_event(pkg: &str, event: &str, status: &str) -> Value {
+    json!({"eventId": event, "packageId": pkg, "status": status,
+           "occurredAt": "2026-11-22T09:00:00Z", "dock": 4})
+}
+
+/// A carrier tracking event.
+fn tracking(event: &str, number: &str, status: &str) -> Value {
+    json!({"eventId": event, "trackingNumber": number, "status": status,
+           "occurredAt": "2026-11-22T11:00:00Z"})
+}
+
+/// The package's audit trail as (eventId, outcome), in arrival order.
+async fn outcomes(s: &Server, pkg: &str) -> Vec<(String, String)> {
+    let events = s.get_ok(&format!("/api/packages/{pkg}/events")).await;
+    events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["eventId"].as_str().unwrap().to_string(),
+                e["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn trail(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(e, o)| (e.to_string(), o.to_string()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unauthenticated_callbacks_are_401_and_leave_no_trace() {
+    let (s, _, pkg) = packed_order().await;
     let wms = WMS;
-    let ev = |event: &str, status: &str| {
-        json!({"eventId": event, "packageId": pkg, "status": status,
-               "occurredAt": "2026-11-22T09:00:00Z", "dock": 4})
-    };
+    let ev = |event: &str, status: &str| wms_event(&pkg, event, status);
 
     // Authentication: a bad signature, a stale or future timestamp, no signature at all.
     let (status, v) = s
@@ -56,6 +95,19 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
             .unwrap()
             .is_empty()
     );
+
+    // The refused requests did not use up their eventId.
+    let (status, v) = s.signed(wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["event"]["outcome"], "applied");
+    assert_eq!(outcomes(&s, &pkg).await, trail(&[("e1", "applied")]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replays_change_nothing_late_events_are_recorded_not_applied_and_bad_ones_refused() {
+    let (s, _, pkg) = packed_order().await;
+    let wms = WMS;
+    let ev = |event: &str, status: &str| wms_event(&pkg, event, status);
 
     // Applied once; the replay is acknowledged and changes nothing.
     let (status, v) = s.signed(wms, WMS_SECRET, now(), &ev("e1", "picking")).await;
@@ -97,20 +149,28 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
     let (status, v) = s.signed(wms, WMS_SECRET, now(), &unknown).await;
     assert_eq!(status, 404);
     assert_error(&v, "not_found", None);
-    let carrier = UPS;
-    let track = |event: &str, number: &str, status: &str| {
-        json!({"eventId": event, "trackingNumber": number, "status": status,
-               "occurredAt": "2026-11-22T11:00:00Z"})
-    };
     let (status, _) = s
         .signed(
-            carrier,
+            UPS,
             UPS_SECRET,
             now(),
-            &track("c1", "NOPE", "in_transit"),
+            &tracking("c1", "NOPE", "in_transit"),
         )
         .await;
     assert_eq!(status, 404, "unknown tracking number");
+
+    // Every accepted event is kept for audit, applied or not, in arrival order.
+    assert_eq!(
+        outcomes(&s, &pkg).await,
+        trail(&[("e1", "applied"), ("e2", "applied"), ("e3", "ignored")])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wms_and_carrier_callbacks_ship_and_deliver_the_order_and_never_move_backwards() {
+    let (s, id, pkg) = packed_order().await;
+    let wms = WMS;
+    let ev = |event: &str, status: &str| wms_event(&pkg, event, status);
 
     // The WMS ships it with carrier details: stock leaves, the order ships.
     let mut shipped = ev("e7", "shipped");
@@ -139,27 +199,27 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
             "/api/webhooks/carriers/dhl/tracking",
             UPS_SECRET,
             now(),
-            &track("c2", "1ZWMS", "delivered"),
+            &tracking("c2", "1ZWMS", "delivered"),
         )
         .await;
     assert_eq!(status, 404);
 
     let (status, v) = s
         .signed(
-            carrier,
+            UPS,
             UPS_SECRET,
             now(),
-            &track("c3", "1ZWMS", "delivered"),
+            &tracking("c3", "1ZWMS", "delivered"),
         )
         .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["package"]["status"], "delivered");
     let (status, v) = s
         .signed(
-            carrier,
+            UPS,
             UPS_SECRET,
             now(),
-            &track("c4", "1ZWMS", "in_transit"),
+            &tracking("c4", "1ZWMS", "in_transit"),
         )
         .await;
     assert_eq!(status, 200, "{v}");
@@ -170,28 +230,9 @@ async fn inbound_callbacks_are_authenticated_deduplicated_and_never_move_backwar
     assert_eq!(v["package"]["status"], "delivered");
     assert_eq!(s.order(&id).await["status"], "delivered");
 
-    // Every inbound event is kept for audit, applied or not, in arrival order.
-    let events = s.get_ok(&format!("/api/packages/{pkg}/events")).await;
-    let outcomes: Vec<(&str, &str)> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["eventId"].as_str().unwrap(),
-                e["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    // Every accepted event is kept for audit, applied or not, in arrival order.
     assert_eq!(
-        outcomes,
-        vec![
-            ("e1", "applied"),
-            ("e2", "applied"),
-            ("e3", "ignored"),
-            ("e7", "applied"),
-            ("c3", "applied"),
-            ("c4", "ignored")
-        ]
+        outcomes(&s, &pkg).await,
+        trail(&[("e7", "applied"), ("c3", "applied"), ("c4", "ignored")])
     );
 }
