@@ -9,6 +9,7 @@ pub mod inbound;
 pub mod inventory;
 pub mod money;
 pub mod order_index;
+pub mod order_list;
 pub mod order_packing;
 pub mod orders;
 pub mod packages;

@@ -3,49 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{assert_error, body, Server};
-
-async fn setup(s: &Server) {
-    assert_eq!(
-        s.post_json(
-            "/api/products",
-            &json!({"sku": "MUG", "name": "Mug", "price": 2.5})
-        )
-        .send()
-        .await
-        .unwrap()
-        .status(),
-        201
-    );
-    assert_eq!(
-        s.post_json(
-            "/api/products",
-            &json!({"sku": "CUP", "name": "Cup", "price": 1})
-        )
-        .send()
-        .await
-        .unwrap()
-        .status(),
-        201
-    );
-    assert_eq!(
-        s.post_json("/api/warehouses", &json!({"id": "A", "name": "A"}))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        201
-    );
-    for sku in ["MUG", "CUP"] {
-        s.post_json(
-            "/api/inventory",
-            &json!({"sku": sku, "warehouseId": "A", "onHand": 50000}),
-        )
-        .send()
-        .await
-        .unwrap();
-    }
-}
+use crate::support::{assert_error, body, import_catalog, Server};
 
 fn json_order(ext: &str, sku: &str, qty: i64) -> Value {
     json!({"externalId": ext, "customerEmail": "a@example.com", "items": [{"sku": sku, "quantity": qty}],
@@ -61,7 +19,7 @@ fn csv_post(s: &Server, csv: String) -> reqwest::RequestBuilder {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_import_reports_each_order() {
     let s = Server::start().await;
-    setup(&s).await;
+    import_catalog(&s).await;
     let orders = json!({"orders": [
         json_order("J-1", "MUG", 1),
         json_order("J-2", "NOPE", 1),
@@ -109,7 +67,7 @@ async fn json_import_reports_each_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_order_csv_gives_exact_per_order_results() {
     let s = Server::start().await;
-    setup(&s).await;
+    import_catalog(&s).await;
     // Orders 0..50 exist already with the same content: they come back as duplicates.
     let header = "externalId,customerId,customerEmail,sku,quantity,unitPrice,shippingAddress.name,shippingAddress.line1,shippingAddress.line2,shippingAddress.city,shippingAddress.region,shippingAddress.postalCode,shippingAddress.country,billingAddress.line1,billingAddress.city,billingAddress.postalCode,billingAddress.country\n";
     let row = |n: usize, sku: &str, qty: usize, country: &str| {
@@ -195,7 +153,7 @@ async fn a_thousand_order_csv_gives_exact_per_order_results() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn csv_groups_must_agree_and_limits_hold() {
     let s = Server::start_with(|c| c.bulk_max_orders = 3).await;
-    setup(&s).await;
+    import_catalog(&s).await;
     let header = "externalId,customerEmail,sku,quantity,shippingAddress.line1,shippingAddress.city,shippingAddress.postalCode,shippingAddress.country\n";
     let csv = format!("{header}G-1,a@example.com,MUG,1,1 Main,Reno,1,US\nG-1,b@example.com,CUP,1,1 Main,Reno,1,US\nG-2,a@example.com,MUG,1,1 Main,Reno,1,US\n");
     let (st, v) = body(csv_post(&s, csv).send().await.unwrap()).await;

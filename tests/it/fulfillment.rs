@@ -1,7 +1,6 @@
 //! The fulfillment flow: orders packed by the engine into validator-checked packages,
 //! shipping to delivery end to end with signed events, cancel voiding packages, orders
-//! that cannot be packed, and exactly-once packing across kill -9. Its fixtures serve
-//! the inbound callback tests too.
+//! that cannot be packed, and exactly-once packing across kill -9.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -9,148 +8,13 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::receiver::{hmac_hex, verify, Mode, Receiver, TestCa};
-use crate::support::{admin, assert_error, body, ChildServer, Server};
+use crate::support::{
+    assert_error, body, boxes, now, packable_catalog, packable_order, packable_order_body, verify,
+    Crashable, Hit, Mode, Receiver, Server, TestCa, UPS, UPS_SECRET,
+};
 
 const SECRET: &str = "whsec-test-0123456789";
-pub const WMS_SECRET: &str = "wms-secret-0123456789";
-pub const UPS_SECRET: &str = "ups-secret-0123456789";
 const GUARD: Duration = Duration::from_secs(30);
-
-fn boxes() -> Value {
-    json!([
-        {"boxId": "S", "width": 6, "height": 6, "length": 6, "maxWeight": 20},
-        {"boxId": "M", "width": 12, "height": 10, "length": 12, "maxWeight": 40}
-    ])
-}
-
-/// Two warehouses: MUG (upright) is stocked only in W1, LAMP only in W2, so an order of
-/// both ships from two warehouses.
-pub async fn catalog(s: &Server) {
-    for (id, name) in [("W1", "East"), ("W2", "West")] {
-        let (status, v) = s
-            .post(
-                "/api/warehouses",
-                &json!({"id": id, "name": name, "boxes": boxes()}),
-            )
-            .await;
-        assert_eq!(status, 201, "{v}");
-    }
-    let products = [
-        json!({"sku": "MUG", "name": "Mug", "price": 9.5, "weight": 1,
-               "dimensions": {"width": 4, "height": 4, "length": 4}, "orientation": "upright"}),
-        json!({"sku": "LAMP", "name": "Lamp", "price": 30, "weight": 3,
-               "dimensions": {"width": 5, "height": 9, "length": 5}}),
-    ];
-    for p in products {
-        let (status, v) = s.post("/api/products", &p).await;
-        assert_eq!(status, 201, "{v}");
-    }
-    for (sku, wh) in [("MUG", "W1"), ("LAMP", "W2")] {
-        let (status, v) = s
-            .post(
-                "/api/inventory",
-                &json!({"sku": sku, "warehouseId": wh, "onHand": 10}),
-            )
-            .await;
-        assert_eq!(status, 201, "{v}");
-    }
-}
-
-pub async fn order(s: &Server, external: &str, mugs: u32, lamps: u32) -> Value {
-    let mut items = Vec::new();
-    if mugs > 0 {
-        items.push(json!({"sku": "MUG", "quantity": mugs}));
-    }
-    if lamps > 0 {
-        items.push(json!({"sku": "LAMP", "quantity": lamps}));
-    }
-    let (status, v) = s
-        .post(
-            "/api/orders",
-            &json!({"externalId": external, "customerEmail": "a@example.com", "items": items,
-                    "shippingAddresses": [{"line1": "1 Main St", "city": "Springfield",
-                                           "postalCode": "12345", "country": "US"}]}),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    v
-}
-
-pub async fn get(s: &Server, path: &str) -> Value {
-    let (status, v) = body(s.get(path).send().await.unwrap()).await;
-    assert_eq!(status, 200, "GET {path}: {v}");
-    v
-}
-
-pub async fn pack(s: &Server, order_id: &str) -> Value {
-    let (status, v) = body(
-        s.req(Method::POST, &format!("/api/orders/{order_id}/pack"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["status"], "processing", "{v}");
-    v
-}
-
-pub async fn packages_of(s: &Server, order_id: &str) -> Vec<Value> {
-    let v = get(s, &format!("/api/packages?orderId={order_id}")).await;
-    v["packages"].as_array().unwrap().clone()
-}
-
-pub async fn inventory(s: &Server, sku: &str) -> Value {
-    let v = get(s, &format!("/api/inventory?sku={sku}")).await;
-    v["inventory"][0].clone()
-}
-
-pub async fn ship(s: &Server, pkg: &str, tracking: &str) -> (u16, Value) {
-    s.post(
-        &format!("/api/fulfillment/packages/{pkg}/ship"),
-        &json!({"carrier": "UPS", "trackingNumber": tracking, "service": "ground"}),
-    )
-    .await
-}
-
-pub fn now() -> i64 {
-    time::OffsetDateTime::now_utc().unix_timestamp()
-}
-
-/// A callback signed as the document's rules say, with `ts` as its timestamp.
-pub async fn signed(s: &Server, path: &str, secret: &str, ts: i64, v: &Value) -> (u16, Value) {
-    let raw = serde_json::to_vec(v).unwrap();
-    let mut message = ts.to_string().into_bytes();
-    message.push(b'.');
-    message.extend_from_slice(&raw);
-    let resp = s
-        .http
-        .post(s.url(path))
-        .header("Content-Type", "application/json")
-        .header("X-Webhook-Timestamp", ts.to_string())
-        .header("X-Webhook-Signature", hmac_hex(secret, &message))
-        .body(raw)
-        .send()
-        .await
-        .unwrap();
-    body(resp).await
-}
-
-pub fn set_secret(s: &Server, source: &str, secret: &str) {
-    let dir = s.dir.path().to_str().unwrap();
-    let (ok, _) = admin(&[
-        "inbound",
-        "set-secret",
-        "--source",
-        source,
-        "--secret",
-        secret,
-        "--data-dir",
-        dir,
-    ]);
-    assert!(ok, "inbound set-secret {source}");
-}
 
 /// The packing engine's own answer for one warehouse of the fixture: the server must
 /// have stored exactly this (the engine is deterministic and `pack` validates its result
@@ -249,12 +113,12 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
         )
         .await;
     assert_eq!(status, 201, "{v}");
-    catalog(&s).await;
-    set_secret(&s, "carrier:ups", UPS_SECRET);
+    packable_catalog(&s).await;
+    s.set_secret("carrier:ups", UPS_SECRET);
 
     // Created, then packed in the background: one package.created per package and the
     // order to processing.
-    let o = order(&s, "E2E-1", 3, 2).await;
+    let o = packable_order(&s, "E2E-1", 3, 2).await;
     assert_eq!(o["status"], "pending");
     let id = o["id"].as_str().unwrap().to_string();
     let mut seen = Vec::new();
@@ -263,9 +127,9 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
             .any(|e| e["type"] == "order.updated" && e["data"]["status"] == "processing")
     })
     .await;
-    let order_now = get(&s, &format!("/api/orders/{id}")).await;
+    let order_now = s.order(&id).await;
     assert_eq!(order_now["status"], "processing");
-    let packages = packages_of(&s, &id).await;
+    let packages = s.packages_of(&id).await;
     let w1: Vec<&Value> = packages
         .iter()
         .filter(|p| p["warehouseId"] == "W1")
@@ -284,7 +148,9 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
         assert_eq!(p["status"], "created");
         assert_eq!(p["orderId"], id.as_str());
         assert!(p["id"].as_str().unwrap().starts_with("pkg_"));
-        let one = get(&s, &format!("/api/packages/{}", p["id"].as_str().unwrap())).await;
+        let one = s
+            .get_ok(&format!("/api/packages/{}", p["id"].as_str().unwrap()))
+            .await;
         assert_eq!(&one, p);
     }
 
@@ -293,20 +159,22 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
     let mut tracking = Vec::new();
     for (i, p) in packages.iter().enumerate() {
         let number = format!("1Z{i:04}");
-        let (status, shipped) = ship(&s, p["id"].as_str().unwrap(), &number).await;
+        let (status, shipped) = s.ship(p["id"].as_str().unwrap(), &number).await;
         assert_eq!(status, 200, "{shipped}");
         assert_eq!(shipped["status"], "shipped");
         assert_eq!(shipped["trackingNumber"], number.as_str());
         assert!(shipped["shippedAt"].is_string());
         tracking.push(number);
-        let o = get(&s, &format!("/api/orders/{id}")).await;
+        let o = s.order(&id).await;
         let last = i + 1 == packages.len();
         assert_eq!(o["status"], if last { "shipped" } else { "processing" });
     }
-    let (status, again) = ship(&s, packages[0]["id"].as_str().unwrap(), &tracking[0]).await;
+    let (status, again) = s
+        .ship(packages[0]["id"].as_str().unwrap(), &tracking[0])
+        .await;
     assert_eq!(status, 200, "the same shipment again is a no-op: {again}");
     for (sku, left) in [("MUG", 7), ("LAMP", 8)] {
-        let inv = inventory(&s, sku).await;
+        let inv = s.inventory_of(sku).await;
         assert_eq!(
             (inv["onHand"].as_i64(), inv["reserved"].as_i64()),
             (Some(left), Some(0))
@@ -331,32 +199,29 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
             json!({"eventId": event, "trackingNumber": number, "status": status,
                    "occurredAt": "2026-11-22T10:00:00Z", "location": "Springfield"})
         };
-        let path = "/api/webhooks/carriers/ups/tracking";
-        let (status, v) = signed(
-            &s,
-            path,
-            UPS_SECRET,
-            now(),
-            &update(&format!("t{i}"), "in_transit"),
-        )
-        .await;
+        let path = UPS;
+        let (status, v) = s
+            .signed(
+                path,
+                UPS_SECRET,
+                now(),
+                &update(&format!("t{i}"), "in_transit"),
+            )
+            .await;
         assert_eq!(status, 200, "{v}");
         assert_eq!(v["event"]["outcome"], "applied");
-        let (status, v) = signed(
-            &s,
-            path,
-            UPS_SECRET,
-            now(),
-            &update(&format!("d{i}"), "delivered"),
-        )
-        .await;
+        let (status, v) = s
+            .signed(
+                path,
+                UPS_SECRET,
+                now(),
+                &update(&format!("d{i}"), "delivered"),
+            )
+            .await;
         assert_eq!(status, 200, "{v}");
         assert_eq!(v["package"]["status"], "delivered");
     }
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "delivered"
-    );
+    assert_eq!(s.order(&id).await["status"], "delivered");
     events_until(&mut r, &mut seen, |e| {
         count(e, "package.delivered") == packages.len()
             && e.iter()
@@ -370,51 +235,46 @@ async fn an_order_goes_from_pending_to_delivered_without_a_person() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
+async fn cancelling_voids_unshipped_packages_and_releases_their_stock() {
     let s = Server::start().await;
-    catalog(&s).await;
-    let o = order(&s, "CX-1", 2, 1).await;
+    packable_catalog(&s).await;
+    let o = packable_order(&s, "CX-1", 2, 1).await;
     let id = o["id"].as_str().unwrap().to_string();
-    pack(&s, &id).await;
-    let (status, v) = s
-        .post(
-            &format!("/api/orders/{id}/cancel"),
-            &json!({"reason": "changed mind"}),
-        )
-        .await;
+    s.pack(&id).await;
+    let (status, v) = s.cancel(&id, &json!({"reason": "changed mind"})).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["status"], "cancelled");
-    for p in packages_of(&s, &id).await {
+    for p in s.packages_of(&id).await {
         assert_eq!(p["status"], "voided");
-        let (status, v) = ship(&s, p["id"].as_str().unwrap(), "1ZVOID").await;
+        let (status, v) = s.ship(p["id"].as_str().unwrap(), "1ZVOID").await;
         assert_eq!(status, 409, "{v}");
         assert_error(&v, "invalid_transition", Some("status"));
     }
     for sku in ["MUG", "LAMP"] {
-        assert_eq!(inventory(&s, sku).await["reserved"], 0, "{sku} released");
+        assert_eq!(s.inventory_of(sku).await["reserved"], 0, "{sku} released");
     }
-    let voided = get(&s, "/api/packages?status=voided").await;
+    let voided = s.get_ok("/api/packages?status=voided").await;
     assert_eq!(voided["pagination"]["total"], 2);
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_with_a_shipped_package_cannot_be_cancelled() {
+    let s = Server::start().await;
+    packable_catalog(&s).await;
     // Once one package shipped, its stock has left: the order cannot be cancelled.
-    let o = order(&s, "CX-2", 1, 1).await;
+    let o = packable_order(&s, "CX-2", 1, 1).await;
     let id = o["id"].as_str().unwrap().to_string();
-    pack(&s, &id).await;
-    let first = packages_of(&s, &id).await[0]["id"]
+    s.pack(&id).await;
+    let first = s.packages_of(&id).await[0]["id"]
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(ship(&s, &first, "1ZPART").await.0, 200);
-    let (status, v) = s
-        .post(&format!("/api/orders/{id}/cancel"), &json!({}))
-        .await;
+    assert_eq!(s.ship(&first, "1ZPART").await.0, 200);
+    let (status, v) = s.cancel(&id, &json!({})).await;
     assert_eq!(status, 409, "{v}");
     assert_error(&v, "invalid_transition", Some("status"));
-    assert_eq!(
-        get(&s, &format!("/api/orders/{id}")).await["status"],
-        "processing"
-    );
-    let (status, v) = ship(&s, "pkg_nope", "1Z").await;
+    assert_eq!(s.order(&id).await["status"], "processing");
+    let (status, v) = s.ship("pkg_nope", "1Z").await;
     assert_eq!(status, 404, "{v}");
     let (status, v) = s
         .post(
@@ -429,7 +289,7 @@ async fn cancelling_voids_unshipped_packages_and_refuses_once_one_shipped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
     let s = Server::start().await;
-    catalog(&s).await;
+    packable_catalog(&s).await;
     let (status, v) = s
         .post(
             "/api/products",
@@ -463,13 +323,13 @@ async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
         v["error"]["message"].as_str().unwrap().contains("BARE"),
         "{v}"
     );
-    let o = get(&s, &format!("/api/orders/{id}")).await;
+    let o = s.order(&id).await;
     assert_eq!(o["status"], "pending");
     assert!(
         o["pendingReason"].as_str().unwrap().contains("dimensions"),
         "{o}"
     );
-    assert!(packages_of(&s, &id).await.is_empty());
+    assert!(s.packages_of(&id).await.is_empty());
 
     // Fixed, it packs.
     let (status, v) = body(
@@ -481,12 +341,12 @@ async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
     )
     .await;
     assert_eq!(status, 200, "{v}");
-    let packed = pack(&s, &id).await;
+    let packed = s.pack(&id).await;
     assert!(packed["pendingReason"].is_null());
-    assert_eq!(packages_of(&s, &id).await.len(), 1);
+    assert_eq!(s.packages_of(&id).await.len(), 1);
     // Packing a processing order again changes nothing.
-    pack(&s, &id).await;
-    assert_eq!(packages_of(&s, &id).await.len(), 1);
+    s.pack(&id).await;
+    assert_eq!(s.packages_of(&id).await.len(), 1);
 }
 
 /// kill -9 with orders created but not packed (packing off), then again while the
@@ -496,88 +356,51 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
     const ORDERS: usize = 40;
     let ca = TestCa::new();
     let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let dir = tempfile::tempdir().unwrap();
-    let no_pack = dir.path().join("no-pack.toml");
+    let config = tempfile::tempdir().unwrap();
+    let no_pack = config.path().join("no-pack.toml");
     std::fs::write(&no_pack, "auto_pack = false\n").unwrap();
     let ca_pem = ca.pem.to_str().unwrap().to_string();
-    let data = dir.path().join("data");
-    let spawn = |packing: bool| {
-        let (data, ca_pem, no_pack) = (data.clone(), ca_pem.clone(), no_pack.clone());
-        async move {
-            tokio::task::spawn_blocking(move || {
-                let mut args = vec!["--webhook-ca".to_string(), ca_pem];
-                if !packing {
-                    args.extend([
-                        "--config".to_string(),
-                        no_pack.to_str().unwrap().to_string(),
-                    ]);
-                }
-                let a: Vec<&str> = args.iter().map(String::as_str).collect();
-                ChildServer::spawn(&data, &a)
-            })
-            .await
-            .unwrap()
-        }
-    };
-    let server = spawn(false).await;
-    let key = server.bootstrap().api_key;
-    let http = server.client();
-    let send = |server: &ChildServer, method: Method, path: &str, v: Value| {
-        let req = http
-            .request(method, server.url(path))
-            .header("X-API-Key", &key);
-        if v.is_null() {
-            req.send()
-        } else {
-            req.json(&v).send()
-        }
-    };
-    let setup = [
-        (
-            "/api/webhooks",
-            json!({"url": r.url, "events": ["order.updated"], "secret": SECRET}),
-        ),
-        (
-            "/api/warehouses",
-            json!({"id": "W1", "name": "East", "boxes": boxes()}),
-        ),
-        (
-            "/api/products",
-            json!({"sku": "MUG", "name": "Mug", "price": 2, "weight": 1,
-                                 "dimensions": {"width": 4, "height": 4, "length": 4}}),
-        ),
-        (
-            "/api/inventory",
-            json!({"sku": "MUG", "warehouseId": "W1", "onHand": 10000}),
-        ),
+    let packing = ["--webhook-ca".to_string(), ca_pem.clone()];
+    let no_packing = [
+        "--webhook-ca",
+        &ca_pem,
+        "--config",
+        no_pack.to_str().unwrap(),
     ];
-    for (path, v) in setup {
-        let resp = send(&server, Method::POST, path, v).await.unwrap();
-        assert_eq!(resp.status(), 201, "{path}");
-    }
+    let mut c = Crashable::start(&no_packing).await;
+    c.create(
+        "/api/webhooks",
+        &json!({"url": r.url, "events": ["order.updated"], "secret": SECRET}),
+    )
+    .await;
+    c.create(
+        "/api/warehouses",
+        &json!({"id": "W1", "name": "East", "boxes": boxes()}),
+    )
+    .await;
+    c.create(
+        "/api/products",
+        &json!({"sku": "MUG", "name": "Mug", "price": 2, "weight": 1,
+                "dimensions": {"width": 4, "height": 4, "length": 4}}),
+    )
+    .await;
+    c.create(
+        "/api/inventory",
+        &json!({"sku": "MUG", "warehouseId": "W1", "onHand": 10000}),
+    )
+    .await;
     let mut units = HashMap::new();
     for i in 0..ORDERS {
         let n = 1 + (i % 10) as i64;
-        let (status, v) = body(
-            send(
-                &server,
-                Method::POST,
-                "/api/orders",
-                json!({"externalId": format!("K9-{i}"), "customerEmail": "k@example.com",
-                       "items": [{"sku": "MUG", "quantity": n}],
-                       "shippingAddresses": [{"line1": "1 Main St", "city": "X", "postalCode": "1", "country": "US"}]}),
-            )
-            .await
-            .unwrap(),
-        )
-        .await;
-        assert_eq!(status, 201, "{v}");
+        let mut o = packable_order_body(&format!("K9-{i}"), n as u32, 0);
+        o["customerEmail"] = json!("k@example.com");
+        let v = c.create("/api/orders", &o).await;
         units.insert(v["id"].as_str().unwrap().to_string(), n);
     }
-    server.kill9();
+    c.kill9();
 
     let mut processing: HashSet<String> = HashSet::new();
-    let take = |hit: crate::receiver::Hit, processing: &mut HashSet<String>| {
+    let take = |hit: Hit, processing: &mut HashSet<String>| {
         assert!(verify(SECRET, &hit));
         let v = hit.json();
         if v["data"]["status"] == "processing" {
@@ -585,26 +408,24 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
         }
     };
     // Packing on: kill again as soon as the packer is under way.
-    let server = spawn(true).await;
+    c.restart_with(&packing).await;
     while processing.len() < 3 {
         take(r.next(GUARD).await, &mut processing);
     }
-    server.kill9();
-    let server = spawn(true).await;
+    c.kill9();
+    c.restart().await;
     while processing.len() < ORDERS {
         take(r.next(GUARD).await, &mut processing);
     }
     let mut packages_total = 0;
     for (id, n) in &units {
-        let resp = send(
-            &server,
-            Method::GET,
-            &format!("/api/packages?orderId={id}"),
-            json!(null),
-        )
-        .await
-        .unwrap();
-        let (_, v) = body(resp).await;
+        let (_, v) = c
+            .send(
+                Method::GET,
+                &format!("/api/packages?orderId={id}"),
+                &Value::Null,
+            )
+            .await;
         let packages = v["packages"].as_array().unwrap();
         let packed: i64 = packages
             .iter()
@@ -614,29 +435,18 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
         assert_eq!(packed, *n, "order {id} packed exactly once: {v}");
         packages_total += packages.len();
     }
-    let (_, all) = body(
-        send(&server, Method::GET, "/api/packages?limit=1", json!(null))
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, all) = c
+        .send(Method::GET, "/api/packages?limit=1", &Value::Null)
+        .await;
     assert_eq!(
         all["pagination"]["total"], packages_total,
         "no stray packages"
     );
-    let (_, pending) = body(
-        send(
-            &server,
-            Method::GET,
-            "/api/orders?status=pending",
-            json!(null),
-        )
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (_, pending) = c
+        .send(Method::GET, "/api/orders?status=pending", &Value::Null)
+        .await;
     assert_eq!(pending["pagination"]["total"], 0);
-    server.terminate();
+    c.terminate();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -662,7 +472,7 @@ async fn the_docs_spell_out_the_inbound_signing_rules_and_every_package_route() 
     ] {
         assert!(html.contains(needle), "docs mention {needle}");
     }
-    let doc = get(&s, "/api/openapi.json").await;
+    let doc = s.get_ok("/api/openapi.json").await;
     let security = &doc["paths"]["/api/wms/webhooks/package-status"]["post"]["security"];
     assert_eq!(
         security[0],

@@ -2,66 +2,15 @@
 //! in the same transaction, exact sums under concurrency, and a kill -9 test.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
 
 use reqwest::Method;
 use serde_json::{json, Value};
 use storage::tables::{Inventory, InventoryAudit, Outbox};
 use storage::OutboxEvent;
-use tokio::sync::mpsc;
 
-use crate::support::{assert_error, body, sink_subscription, ChildServer, Server};
-
-async fn catalog(s: &Server, skus: &[&str], warehouses: &[&str]) {
-    for sku in skus {
-        let p = json!({"sku": sku, "name": sku, "price": 5, "lowStockThreshold": 3});
-        assert_eq!(
-            s.post_json("/api/products", &p)
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            201
-        );
-    }
-    for wh in warehouses {
-        let w = json!({"id": wh, "name": wh});
-        assert_eq!(
-            s.post_json("/api/warehouses", &w)
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            201
-        );
-    }
-}
-
-async fn stock(s: &Server, sku: &str, wh: &str, on_hand: i64) -> Value {
-    let (status, v) = body(
-        s.post_json(
-            "/api/inventory",
-            &json!({"sku": sku, "warehouseId": wh, "onHand": on_hand}),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v
-}
-
-async fn adjust(s: &Server, id: &str, delta: i64, reason: &str) -> (u16, Value) {
-    body(
-        s.req(Method::PATCH, &format!("/api/inventory/{id}/adjust"))
-            .json(&json!({"delta": delta, "reason": reason}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
+use crate::support::{
+    assert_error, body, catalog, sink_subscription, Crashable, Load, Server, Write,
+};
 
 fn events(store: &storage::Store) -> Vec<OutboxEvent> {
     store.iter::<Outbox>().map(|r| r.unwrap().1).collect()
@@ -105,7 +54,7 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
         assert_eq!(st, status, "{input}");
         assert_eq!(v["error"]["field"], field, "{input}: {v}");
     }
-    let mug_rno = stock(&s, "MUG", "RNO", 10).await;
+    let mug_rno = s.stock("MUG", "RNO", 10).await;
     assert_eq!(
         (
             mug_rno["onHand"].as_i64(),
@@ -115,8 +64,8 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
         (Some(10), Some(0), Some(10))
     );
     assert_eq!(mug_rno["lowStockThreshold"], 3, "defaults to the product's");
-    stock(&s, "MUG", "ATL", 4).await;
-    stock(&s, "CUP", "RNO", 7).await;
+    s.stock("MUG", "ATL", 4).await;
+    s.stock("CUP", "RNO", 7).await;
     let (st, v) = body(
         s.post_json(
             "/api/inventory",
@@ -172,7 +121,7 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
     let s = Server::start().await;
     s.subscribe_all().await;
     catalog(&s, &["MUG"], &["RNO"]).await;
-    let rec = stock(&s, "MUG", "RNO", 5).await;
+    let rec = s.stock("MUG", "RNO", 5).await;
     let id = rec["id"].as_str().unwrap().to_string();
     let before = events(&s.store);
     assert_eq!(before.len(), 1, "creation is a stock change");
@@ -197,19 +146,19 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
     }
 
     // 5 -> 3: still at the threshold (3), no low-stock event.
-    let (st, v) = adjust(&s, &id, -2, "cycle count").await;
+    let (st, v) = s.adjust(&id, -2, "cycle count").await;
     assert_eq!((st, v["onHand"].as_i64()), (200, Some(3)));
     // 3 -> 2: crosses below 3: adjusted + exactly one low_stock.
-    adjust(&s, &id, -1, "damaged").await;
+    s.adjust(&id, -1, "damaged").await;
     // 2 -> 1: still below, no second low_stock.
-    adjust(&s, &id, -1, "damaged").await;
+    s.adjust(&id, -1, "damaged").await;
     // Refused: would go negative. No event, no audit entry.
-    let (st, v) = adjust(&s, &id, -2, "too much").await;
+    let (st, v) = s.adjust(&id, -2, "too much").await;
     assert_eq!(st, 409);
     assert_error(&v, "insufficient_inventory", Some("delta"));
     // 1 -> 11: back above, re-armed; 11 -> 0 crosses again.
-    adjust(&s, &id, 10, "restock").await;
-    adjust(&s, &id, -11, "shrinkage").await;
+    s.adjust(&id, 10, "restock").await;
+    s.adjust(&id, -11, "shrinkage").await;
 
     let all = events(&s.store);
     let kinds: Vec<&str> = all.iter().map(|e| e.kind.as_str()).collect();
@@ -278,14 +227,14 @@ async fn fifty_concurrent_adjustments_end_at_the_exact_sum_and_never_below_zero(
     let s = Server::start().await;
     s.subscribe_all().await;
     catalog(&s, &["MUG"], &["RNO"]).await;
-    let id = stock(&s, "MUG", "RNO", 20).await["id"]
+    let id = s.stock("MUG", "RNO", 20).await["id"]
         .as_str()
         .unwrap()
         .to_string();
     // 25 withdrawals of 3 and 25 deposits of 2, each on its own connection.
     let mut tasks = Vec::new();
     for i in 0..50 {
-        let http = crate::support::https_client(&fulfilld::tls::self_signed_paths(s.dir.path()).0);
+        let http = s.new_client();
         let url = s.url(&format!("/api/inventory/{id}/adjust"));
         let key = s.creds.api_key.clone();
         let delta = if i % 2 == 0 { -3 } else { 2 };
@@ -334,95 +283,40 @@ async fn fifty_concurrent_adjustments_end_at_the_exact_sum_and_never_below_zero(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_adjustments_keeps_levels_and_events_of_every_acknowledged_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = ChildServer::spawn(dir.path(), &[]);
-    let key = server.bootstrap().api_key;
-    let http = server.client();
-    let post = |path: &str, v: Value| {
-        http.post(server.url(path))
-            .header("X-API-Key", &key)
-            .json(&v)
-            .send()
-    };
+    let mut c = Crashable::start(&[]).await;
     // Events are stored only while a subscription wants them.
-    let st = post("/api/webhooks", sink_subscription())
-        .await
-        .unwrap()
-        .status();
-    assert_eq!(st, 201);
-    assert_eq!(
-        post(
-            "/api/products",
-            json!({"sku": "MUG", "name": "Mug", "price": 1})
-        )
-        .await
-        .unwrap()
-        .status(),
-        201
-    );
-    assert_eq!(
-        post("/api/warehouses", json!({"id": "RNO", "name": "Reno"}))
-            .await
-            .unwrap()
-            .status(),
-        201
-    );
-    let rec: Value = post(
-        "/api/inventory",
-        json!({"sku": "MUG", "warehouseId": "RNO", "onHand": 1000}),
+    c.create("/api/webhooks", &sink_subscription()).await;
+    c.create(
+        "/api/products",
+        &json!({"sku": "MUG", "name": "Mug", "price": 1}),
     )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    .await;
+    c.create("/api/warehouses", &json!({"id": "RNO", "name": "Reno"}))
+        .await;
+    let rec = c
+        .create(
+            "/api/inventory",
+            &json!({"sku": "MUG", "warehouseId": "RNO", "onHand": 1000}),
+        )
+        .await;
     let id = rec["id"].as_str().unwrap().to_string();
-
-    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
-    let (enough_tx, mut enough_rx) = mpsc::channel::<()>(1);
-    let mut writers = Vec::new();
-    for w in 0..6 {
-        let (http, url, key, acked, enough) = (
-            http.clone(),
-            server.url(&format!("/api/inventory/{id}/adjust")),
-            key.clone(),
-            acked.clone(),
-            enough_tx.clone(),
-        );
-        writers.push(tokio::spawn(async move {
-            for i in 0.. {
+    let path = format!("/api/inventory/{id}/adjust");
+    let acked = c
+        .kill_9_during(Load {
+            writers: 6,
+            kill_after: 150,
+            ok: &[200],
+            write: move |w, i| {
                 let reason = format!("w{w}-{i}");
                 let delta = if i % 3 == 0 { -2 } else { 1 };
-                match http
-                    .patch(&url)
-                    .header("X-API-Key", &key)
-                    .json(&json!({"delta": delta, "reason": reason}))
-                    .send()
-                    .await
-                {
-                    Ok(r) if r.status() == 200 => {
-                        let mut a = acked.lock().unwrap();
-                        a.push(reason);
-                        if a.len() == 150 {
-                            let _ = enough.try_send(());
-                        }
-                    }
-                    Ok(r) => panic!("status {}", r.status()),
-                    Err(_) => return,
-                }
-            }
-        }));
-    }
-    drop(enough_tx);
-    enough_rx.recv().await.unwrap();
-    server.kill9();
-    for w in writers {
-        w.await.unwrap();
-    }
-    let acked = acked.lock().unwrap().clone();
+                let body = json!({"delta": delta, "reason": reason});
+                Write::new(Method::PATCH, &path, body, reason)
+            },
+        })
+        .await;
 
     // Read the database the dead server left behind.
-    let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
+    let store = c.store();
     let rec_id = uuid::Uuid::parse_str(&id).unwrap().as_u128();
     let level = store.get::<Inventory>(&rec_id).unwrap().unwrap();
     let trail: Vec<_> = store

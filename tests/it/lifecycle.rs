@@ -1,14 +1,12 @@
 //! Process lifecycle: graceful shutdown finishing in-flight writes, kill -9 losing no
 //! acknowledged write, the admin CLI against stopped and running servers, SIGTERM.
 
-use std::sync::{Arc, Mutex};
-
 use futures_util::stream;
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use crate::support::{admin, body, ChildServer, Server};
+use crate::support::{admin, ChildServer, Crashable, Load, Server, Write};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graceful_shutdown_finishes_in_flight_requests_and_flushes() {
@@ -40,7 +38,7 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_flushes() {
     s.signal_stop();
     // New connections are refused once shutdown began (the request still in flight
     // keeps its own connection).
-    let fresh = crate::support::https_client(&fulfilld::tls::self_signed_paths(s.dir.path()).0);
+    let fresh = s.new_client();
     let mut refused = false;
     for _ in 0..200 {
         if fresh.get(s.url("/health")).send().await.is_err() {
@@ -70,83 +68,46 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_flushes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_while_clients_write_loses_no_acknowledged_write() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = ChildServer::spawn(dir.path(), &[]);
-    let cert_before = std::fs::read(fulfilld::tls::self_signed_paths(dir.path()).0).unwrap();
-    let creds = server.bootstrap();
-    let http = server.client();
-    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
-    let (enough_tx, mut enough_rx) = mpsc::channel::<()>(1);
-    let mut writers = Vec::new();
-    for w in 0..8 {
-        let (http, url, key, acked, enough) = (
-            http.clone(),
-            server.url("/api/products"),
-            creds.api_key.clone(),
-            acked.clone(),
-            enough_tx.clone(),
+    let mut c = Crashable::start(&[]).await;
+    let cert_before = std::fs::read(fulfilld::tls::self_signed_paths(c.dir.path()).0).unwrap();
+    c.after_restart(move |server| {
+        let cert = fulfilld::tls::self_signed_paths(&server.dir).0;
+        assert_eq!(
+            std::fs::read(cert).unwrap(),
+            cert_before,
+            "certificate reused"
         );
-        writers.push(tokio::spawn(async move {
-            for i in 0.. {
+    });
+    let acked = c
+        .kill_9_during(Load {
+            writers: 8,
+            kill_after: 300,
+            ok: &[201],
+            write: |w, i| {
                 let sku = format!("W{w}-{i}");
-                let sent = http
-                    .post(&url)
-                    .header("X-API-Key", &key)
-                    .json(&json!({"sku": sku, "name": "crash", "price": 1}))
-                    .send()
-                    .await;
-                match sent {
-                    Ok(r) if r.status() == 201 => {
-                        let mut a = acked.lock().unwrap();
-                        a.push(sku);
-                        if a.len() == 300 {
-                            let _ = enough.try_send(());
-                        }
-                    }
-                    Ok(r) => panic!("unexpected status {}", r.status()),
-                    Err(_) => return, // the server is gone
-                }
-            }
-        }));
-    }
-    drop(enough_tx);
-    enough_rx
-        .recv()
-        .await
-        .expect("writers acknowledged 300 writes");
-    server.kill9();
-    for w in writers {
-        w.await.unwrap();
-    }
-    let acked = acked.lock().unwrap().clone();
+                let body = json!({"sku": sku, "name": "crash", "price": 1});
+                Write::new(Method::POST, "/api/products", body, sku)
+            },
+        })
+        .await;
     assert!(acked.len() >= 300);
 
-    let server = ChildServer::spawn(dir.path(), &[]);
-    assert_eq!(
-        std::fs::read(fulfilld::tls::self_signed_paths(dir.path()).0).unwrap(),
-        cert_before,
-        "certificate reused"
-    );
-    let http = server.client();
-    let (_, list) = body(
-        http.get(server.url("/api/products?limit=1"))
-            .header("X-API-Key", &creds.api_key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    c.restart().await;
+    let (_, list) = c
+        .send(Method::GET, "/api/products?limit=1", &Value::Null)
+        .await;
     assert!(list["pagination"]["total"].as_u64().unwrap() >= acked.len() as u64);
     for sku in &acked {
-        let resp = http
-            .get(server.url(&format!("/api/products/sku/{sku}")))
-            .header("X-API-Key", &creds.api_key)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), 200, "acknowledged {sku} lost");
+        let (status, _) = c
+            .send(
+                Method::GET,
+                &format!("/api/products/sku/{sku}"),
+                &Value::Null,
+            )
+            .await;
+        assert_eq!(status, 200, "acknowledged {sku} lost");
     }
-    let status = server.terminate();
+    let status = c.terminate();
     assert!(status.success(), "SIGTERM exits 0: {status:?}");
 }
 

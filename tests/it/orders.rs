@@ -3,61 +3,15 @@
 //! under concurrency, and nothing lost or doubled across kill -9.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
 
 use reqwest::Method;
 use serde_json::{json, Value};
 use storage::tables::{Inventory, Orders, Outbox};
-use tokio::sync::mpsc;
 
-use crate::support::{assert_error, body, sink_subscription, ChildServer, Server};
-
-fn addr() -> Value {
-    json!({"name": "Ann", "line1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"})
-}
-
-fn order(ext: &str, items: Value) -> Value {
-    json!({"externalId": ext, "customerEmail": "ann@example.com", "customerId": "C-1", "items": items, "shippingAddresses": [addr()]})
-}
-
-/// Products MUG (19.99, with a cost), CUP (0.1), BOWL (0.2); warehouses A, B, C.
-async fn setup(s: &Server, stock: &[(&str, &str, i64)]) {
-    for p in [
-        json!({"sku": "MUG", "name": "Mug", "price": 19.99, "unitCost": 7.5, "costCurrency": "USD"}),
-        json!({"sku": "CUP", "name": "Cup", "price": 0.1}),
-        json!({"sku": "BOWL", "name": "Bowl", "price": 0.2}),
-    ] {
-        assert_eq!(
-            s.post_json("/api/products", &p)
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            201
-        );
-    }
-    for wh in ["A", "B", "C"] {
-        assert_eq!(
-            s.post_json("/api/warehouses", &json!({"id": wh, "name": wh}))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            201
-        );
-    }
-    for (sku, wh, n) in stock {
-        let r = s
-            .post_json(
-                "/api/inventory",
-                &json!({"sku": sku, "warehouseId": wh, "onHand": n}),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
-    }
-}
+use crate::support::{
+    address, assert_error, body, order_body, order_catalog, sink_subscription, Crashable, Load,
+    Server, Write,
+};
 
 async fn levels(s: &Server, sku: &str) -> HashMap<String, (i64, i64)> {
     let (_, v) = body(
@@ -86,31 +40,31 @@ async fn levels(s: &Server, sku: &str) -> HashMap<String, (i64, i64)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_validates_each_field_by_path() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 10)]).await;
+    order_catalog(&s, &[("MUG", "A", 10)]).await;
     let ok_items = json!([{"sku": "MUG", "quantity": 1}]);
     let mut cases: Vec<(Value, u16, &str)> = vec![
         (
-            json!({"customerEmail": "a@b.co", "items": ok_items, "shippingAddresses": [addr()]}),
+            json!({"customerEmail": "a@b.co", "items": ok_items, "shippingAddresses": [address()]}),
             422,
             "externalId",
         ),
         (
-            json!({"externalId": "E", "items": ok_items, "shippingAddresses": [addr()]}),
+            json!({"externalId": "E", "items": ok_items, "shippingAddresses": [address()]}),
             422,
             "customerEmail",
         ),
         (
-            json!({"externalId": "E", "customerEmail": "not-an-email", "items": ok_items, "shippingAddresses": [addr()]}),
+            json!({"externalId": "E", "customerEmail": "not-an-email", "items": ok_items, "shippingAddresses": [address()]}),
             422,
             "customerEmail",
         ),
         (
-            json!({"externalId": "E", "customerEmail": "a@b.co", "shippingAddresses": [addr()]}),
+            json!({"externalId": "E", "customerEmail": "a@b.co", "shippingAddresses": [address()]}),
             422,
             "items",
         ),
         (
-            json!({"externalId": "E", "customerEmail": "a@b.co", "items": [], "shippingAddresses": [addr()]}),
+            json!({"externalId": "E", "customerEmail": "a@b.co", "items": [], "shippingAddresses": [address()]}),
             422,
             "items",
         ),
@@ -124,9 +78,13 @@ async fn create_validates_each_field_by_path() {
             422,
             "shippingAddresses",
         ),
-        (order("E", json!([{"quantity": 1}])), 422, "items[0].sku"),
         (
-            order(
+            order_body("E", json!([{"quantity": 1}])),
+            422,
+            "items[0].sku",
+        ),
+        (
+            order_body(
                 "E",
                 json!([{"sku": "MUG", "quantity": 1}, {"sku": "NOPE", "quantity": 1}]),
             ),
@@ -134,38 +92,38 @@ async fn create_validates_each_field_by_path() {
             "items[1].sku",
         ),
         (
-            order("E", json!([{"sku": "MUG", "quantity": 0}])),
+            order_body("E", json!([{"sku": "MUG", "quantity": 0}])),
             422,
             "items[0].quantity",
         ),
         (
-            order("E", json!([{"sku": "MUG"}])),
+            order_body("E", json!([{"sku": "MUG"}])),
             422,
             "items[0].quantity",
         ),
         (
-            order("E", json!([{"sku": "MUG", "quantity": 1, "unitPrice": -1}])),
+            order_body("E", json!([{"sku": "MUG", "quantity": 1, "unitPrice": -1}])),
             422,
             "items[0].unitPrice",
         ),
         (
-            order("E", json!([{"sku": "MUG", "quantity": "two"}])),
+            order_body("E", json!([{"sku": "MUG", "quantity": "two"}])),
             400,
             "items[0].quantity",
         ),
     ];
-    let mut no_line1 = order("E", ok_items.clone());
+    let mut no_line1 = order_body("E", ok_items.clone());
     no_line1["shippingAddresses"] = json!([{"city": "Reno", "postalCode": "1", "country": "US"}]);
     cases.push((no_line1, 422, "shippingAddresses[0].line1"));
-    let mut bad_country = order("E", ok_items.clone());
+    let mut bad_country = order_body("E", ok_items.clone());
     bad_country["shippingAddresses"] =
-        json!([addr(), {"line1": "x", "city": "y", "postalCode": "1", "country": "ZZ"}]);
+        json!([address(), {"line1": "x", "city": "y", "postalCode": "1", "country": "ZZ"}]);
     cases.push((bad_country, 422, "shippingAddresses[1].country"));
-    let mut bad_billing = order("E", ok_items.clone());
+    let mut bad_billing = order_body("E", ok_items.clone());
     bad_billing["billingAddress"] = json!({"line1": "x", "postalCode": "1", "country": "US"});
     cases.push((bad_billing, 422, "billingAddress.city"));
     for (input, status, field) in cases {
-        let (st, v) = body(s.post_json("/api/orders", &input).send().await.unwrap()).await;
+        let (st, v) = s.create_order(&input).await;
         assert_eq!(st, status, "{input}: {v}");
         assert_eq!(v["error"]["field"], field, "{input}: {v}");
     }
@@ -178,13 +136,7 @@ async fn create_validates_each_field_by_path() {
     .send()
     .await
     .unwrap();
-    let (st, v) = body(
-        s.post_json("/api/orders", &order("E", ok_items))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, v) = s.create_order(&order_body("E", ok_items)).await;
     assert_eq!(st, 422);
     assert_error(&v, "validation_error", Some("items[0].sku"));
     let (_, list) = body(s.get("/api/orders").send().await.unwrap()).await;
@@ -197,14 +149,14 @@ async fn create_validates_each_field_by_path() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn totals_are_exact_prices_default_and_costs_appear_only_when_known() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 10), ("CUP", "A", 10), ("BOWL", "A", 10)]).await;
-    let mut o = order(
+    order_catalog(&s, &[("MUG", "A", 10), ("CUP", "A", 10), ("BOWL", "A", 10)]).await;
+    let mut o = order_body(
         "T-1",
         json!([{"sku": "MUG", "quantity": 3}, {"sku": "CUP", "quantity": 1}, {"sku": "BOWL", "quantity": 1, "unitPrice": 0.2}]),
     );
     o["shippingAddresses"] =
         json!([{"street1": "9 Side St", "city": "Reno", "postalCode": "89501", "country": "us"}]);
-    let (st, v) = body(s.post_json("/api/orders", &o).send().await.unwrap()).await;
+    let (st, v) = s.create_order(&o).await;
     assert_eq!(st, 201, "{v}");
     assert_eq!(v["status"], "pending");
     assert_eq!(v["total"], json!(60.27), "3 x 19.99 + 0.1 + 0.2 exactly");
@@ -237,32 +189,25 @@ async fn totals_are_exact_prices_default_and_costs_appear_only_when_known() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn external_id_makes_create_idempotent_and_refuses_other_requests() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 10)]).await;
-    let first = order("X-1", json!([{"sku": "MUG", "quantity": 2}]));
-    let (st, a) = body(s.post_json("/api/orders", &first).send().await.unwrap()).await;
+    order_catalog(&s, &[("MUG", "A", 10)]).await;
+    let first = order_body("X-1", json!([{"sku": "MUG", "quantity": 2}]));
+    let (st, a) = s.create_order(&first).await;
     assert_eq!(st, 201);
     // The same request spelled differently (street1 alias) is the same request.
     let mut same = first.clone();
     same["shippingAddresses"] = json!([{"street1": "1 Main St", "name": "Ann", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "US"}]);
-    let (st, b) = body(s.post_json("/api/orders", &same).send().await.unwrap()).await;
+    let (st, b) = s.create_order(&same).await;
     assert_eq!(st, 200);
     assert_eq!(a["id"], b["id"]);
-    let (st, v) = body(
-        s.post_json(
-            "/api/orders",
-            &order("X-1", json!([{"sku": "MUG", "quantity": 3}])),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (st, v) = s
+        .create_order(&order_body("X-1", json!([{"sku": "MUG", "quantity": 3}])))
+        .await;
     assert_eq!(st, 409);
     assert_error(&v, "conflict", Some("externalId"));
     assert_eq!(levels(&s, "MUG").await["A"], (10, 2), "reserved once");
 
     // Idempotency-Key works beside it.
-    let keyed = order("X-2", json!([{"sku": "MUG", "quantity": 1}]));
+    let keyed = order_body("X-2", json!([{"sku": "MUG", "quantity": 1}]));
     let r1 = s
         .post_json("/api/orders", &keyed)
         .header("Idempotency-Key", "ik-1")
@@ -291,7 +236,7 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
     let s = Server::start().await;
     s.subscribe_all().await;
     // A has much MUG, but only B holds both MUG and CUP.
-    setup(
+    order_catalog(
         &s,
         &[
             ("MUG", "A", 50),
@@ -302,19 +247,12 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
         ],
     )
     .await;
-    let (st, o) = body(
-        s.post_json(
-            "/api/orders",
-            &order(
-                "R-1",
-                json!([{"sku": "MUG", "quantity": 2}, {"sku": "CUP", "quantity": 3}]),
-            ),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (st, o) = s
+        .create_order(&order_body(
+            "R-1",
+            json!([{"sku": "MUG", "quantity": 2}, {"sku": "CUP", "quantity": 3}]),
+        ))
+        .await;
     assert_eq!(st, 201);
     for line in o["items"].as_array().unwrap() {
         assert_eq!(
@@ -328,19 +266,12 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
 
     // BOWL is short: nothing of the order is reserved.
     let before = (levels(&s, "MUG").await, levels(&s, "CUP").await);
-    let (st, v) = body(
-        s.post_json(
-            "/api/orders",
-            &order(
-                "R-2",
-                json!([{"sku": "MUG", "quantity": 1}, {"sku": "BOWL", "quantity": 2}]),
-            ),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (st, v) = s
+        .create_order(&order_body(
+            "R-2",
+            json!([{"sku": "MUG", "quantity": 1}, {"sku": "BOWL", "quantity": 2}]),
+        ))
+        .await;
     assert_eq!(st, 409);
     assert_error(&v, "insufficient_inventory", Some("items[1].quantity"));
     assert_eq!((levels(&s, "MUG").await, levels(&s, "CUP").await), before);
@@ -356,31 +287,15 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
     );
 
     // A line larger than any one warehouse is split.
-    let (st, o) = body(
-        s.post_json(
-            "/api/orders",
-            &order("R-3", json!([{"sku": "CUP", "quantity": 51}])),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (st, o) = s
+        .create_order(&order_body("R-3", json!([{"sku": "CUP", "quantity": 51}])))
+        .await;
     assert_eq!(st, 201);
     assert_eq!(o["items"][0]["allocations"].as_array().unwrap().len(), 2);
 
     // Cancel releases everything; cancelling again changes nothing.
     let id = o["id"].as_str().unwrap();
-    let (st, c) = body(
-        s.post_json(
-            &format!("/api/orders/{id}/cancel"),
-            &json!({"reason": "customer asked"}),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+    let (st, c) = s.cancel(id, &json!({"reason": "customer asked"})).await;
     assert_eq!(
         (st, c["status"].as_str(), c["cancelReason"].as_str()),
         (200, Some("cancelled"), Some("customer asked"))
@@ -388,13 +303,7 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
     assert_eq!(levels(&s, "CUP").await["B"], (5, 3));
     assert_eq!(levels(&s, "CUP").await["C"], (50, 0));
     let events_before = s.store.iter::<Outbox>().count();
-    let (st, again) = body(
-        s.req(Method::POST, &format!("/api/orders/{id}/cancel"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, again) = s.cancel(id, &Value::Null).await;
     assert_eq!((st, &again), (200, &c), "unchanged");
     assert_eq!(
         s.store.iter::<Outbox>().count(),
@@ -428,68 +337,44 @@ async fn reservations_use_the_fewest_warehouses_and_are_all_or_nothing() {
 async fn status_moves_follow_the_machine_and_edits_need_pending() {
     let s = Server::start().await;
     s.subscribe_all().await;
-    setup(&s, &[("MUG", "A", 10)]).await;
-    let (_, o) = body(
-        s.post_json(
-            "/api/orders",
-            &order("S-1", json!([{"sku": "MUG", "quantity": 1}])),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    let path = format!("/api/orders/{}", o["id"].as_str().unwrap());
-    let patch = |v: Value| s.req(Method::PATCH, &path).json(&v).send();
+    order_catalog(&s, &[("MUG", "A", 10)]).await;
+    let (_, o) = s
+        .create_order(&order_body("S-1", json!([{"sku": "MUG", "quantity": 1}])))
+        .await;
+    let id = o["id"].as_str().unwrap();
 
-    let (st, v) = body(
-        patch(json!({"customerEmail": "new@example.com", "shippingAddresses": [addr(), addr()]}))
-            .await
-            .unwrap(),
-    )
-    .await;
+    let edit =
+        json!({"customerEmail": "new@example.com", "shippingAddresses": [address(), address()]});
+    let (st, v) = s.patch_order(id, &edit).await;
     assert_eq!(
         (st, v["customerEmail"].as_str()),
         (200, Some("new@example.com"))
     );
     assert_eq!(v["shippingAddresses"].as_array().unwrap().len(), 2);
-    let (st, v) = body(patch(json!({"status": "shipped"})).await.unwrap()).await;
+    let (st, v) = s.patch_order(id, &json!({"status": "shipped"})).await;
     assert_eq!(st, 409);
     assert_error(&v, "invalid_transition", Some("status"));
-    let (st, v) = body(patch(json!({"status": "flying"})).await.unwrap()).await;
+    let (st, v) = s.patch_order(id, &json!({"status": "flying"})).await;
     assert_eq!(st, 422);
     assert_error(&v, "validation_error", Some("status"));
-    let (st, v) = body(patch(json!({"status": "processing"})).await.unwrap()).await;
+    let (st, v) = s.patch_order(id, &json!({"status": "processing"})).await;
     assert_eq!((st, v["status"].as_str()), (200, Some("processing")));
-    let (st, v) = body(
-        patch(json!({"customerEmail": "late@example.com"}))
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, v) = s
+        .patch_order(id, &json!({"customerEmail": "late@example.com"}))
+        .await;
     assert_eq!(st, 409);
     assert_error(&v, "invalid_transition", Some("customerEmail"));
-    let (st, _) = body(patch(json!({"status": "pending"})).await.unwrap()).await;
+    let (st, _) = s.patch_order(id, &json!({"status": "pending"})).await;
     assert_eq!(st, 409, "no way back");
     assert_eq!(
-        body(patch(json!({"status": "shipped"})).await.unwrap())
-            .await
-            .0,
+        s.patch_order(id, &json!({"status": "shipped"})).await.0,
         200
     );
-    let (st, v) = body(
-        s.req(Method::POST, &format!("{path}/cancel"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, v) = s.cancel(id, &Value::Null).await;
     assert_eq!(st, 409, "shipped orders cannot be cancelled");
     assert_error(&v, "invalid_transition", Some("status"));
     assert_eq!(
-        body(patch(json!({"status": "delivered"})).await.unwrap())
-            .await
-            .0,
+        s.patch_order(id, &json!({"status": "delivered"})).await.0,
         200
     );
     let updates = s
@@ -511,17 +396,17 @@ async fn status_moves_follow_the_machine_and_edits_need_pending() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_filter_by_status_text_and_date() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 100)]).await;
+    order_catalog(&s, &[("MUG", "A", 100)]).await;
     let mut ids = Vec::new();
     for (ext, email, cust) in [
         ("SHOP-1", "ann@example.com", "C-1"),
         ("shop-2", "bob@Example.com", "C-2"),
         ("AMZ-9", "cy@shop.io", "VIP"),
     ] {
-        let mut o = order(ext, json!([{"sku": "MUG", "quantity": 1}]));
+        let mut o = order_body(ext, json!([{"sku": "MUG", "quantity": 1}]));
         o["customerEmail"] = json!(email);
         o["customerId"] = json!(cust);
-        let (_, v) = body(s.post_json("/api/orders", &o).send().await.unwrap()).await;
+        let (_, v) = s.create_order(&o).await;
         ids.push(v["id"].as_str().unwrap().to_string());
     }
     s.post_json(&format!("/api/orders/{}/cancel", ids[0]), &json!({}))
@@ -587,13 +472,13 @@ async fn lists_filter_by_status_text_and_date() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_clients_racing_for_the_last_ten_units_never_oversell() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 6), ("MUG", "B", 4)]).await;
+    order_catalog(&s, &[("MUG", "A", 6), ("MUG", "B", 4)]).await;
     let mut tasks = Vec::new();
     for i in 0..64 {
-        let http = crate::support::https_client(&fulfilld::tls::self_signed_paths(s.dir.path()).0);
+        let http = s.new_client();
         let (url, key) = (s.url("/api/orders"), s.creds.api_key.clone());
         tasks.push(tokio::spawn(async move {
-            let o = order(&format!("RACE-{i}"), json!([{"sku": "MUG", "quantity": 1}]));
+            let o = order_body(&format!("RACE-{i}"), json!([{"sku": "MUG", "quantity": 1}]));
             let r = http
                 .post(url)
                 .header("X-API-Key", key)
@@ -626,95 +511,41 @@ async fn sixty_four_clients_racing_for_the_last_ten_units_never_oversell() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = ChildServer::spawn(dir.path(), &[]);
-    let key = server.bootstrap().api_key;
-    let http = server.client();
-    let post = |path: &str, v: Value| {
-        http.post(server.url(path))
-            .header("X-API-Key", &key)
-            .json(&v)
-            .send()
-    };
+    let mut c = Crashable::start(&[]).await;
     // Events are stored only while a subscription wants them.
-    let st = post("/api/webhooks", sink_subscription())
-        .await
-        .unwrap()
-        .status();
-    assert_eq!(st, 201);
-    post(
+    c.create("/api/webhooks", &sink_subscription()).await;
+    c.create(
         "/api/products",
-        json!({"sku": "MUG", "name": "Mug", "price": 2}),
+        &json!({"sku": "MUG", "name": "Mug", "price": 2}),
     )
-    .await
-    .unwrap();
-    post("/api/warehouses", json!({"id": "A", "name": "A"}))
-        .await
-        .unwrap();
-    post("/api/warehouses", json!({"id": "B", "name": "B"}))
-        .await
-        .unwrap();
-    post(
-        "/api/inventory",
-        json!({"sku": "MUG", "warehouseId": "A", "onHand": 100000}),
-    )
-    .await
-    .unwrap();
-    post(
-        "/api/inventory",
-        json!({"sku": "MUG", "warehouseId": "B", "onHand": 100000}),
-    )
-    .await
-    .unwrap();
-
-    let acked: Arc<Mutex<HashSet<String>>> = Arc::default();
-    let (enough_tx, mut enough_rx) = mpsc::channel::<()>(1);
-    let mut clients = Vec::new();
-    for c in 0..32 {
-        let (http, url, key, acked, enough) = (
-            http.clone(),
-            server.url("/api/orders"),
-            key.clone(),
-            acked.clone(),
-            enough_tx.clone(),
-        );
-        clients.push(tokio::spawn(async move {
-            for i in 0.. {
+    .await;
+    for wh in ["A", "B"] {
+        c.create("/api/warehouses", &json!({"id": wh, "name": wh}))
+            .await;
+        c.create(
+            "/api/inventory",
+            &json!({"sku": "MUG", "warehouseId": wh, "onHand": 100000}),
+        )
+        .await;
+    }
+    let acked: HashSet<String> = c
+        .kill_9_during(Load {
+            writers: 32,
+            kill_after: 200,
+            ok: &[200, 201],
+            write: |c, i| {
                 let ext = format!("K-{c}-{i}");
-                let body = order(&ext, json!([{"sku": "MUG", "quantity": 1 + (i % 3)}]));
+                let body = order_body(&ext, json!([{"sku": "MUG", "quantity": 1 + (i % 3)}]));
                 // Each order is sent twice, as a client retrying after a timeout would.
-                for _ in 0..2 {
-                    match http
-                        .post(&url)
-                        .header("X-API-Key", &key)
-                        .json(&body)
-                        .send()
-                        .await
-                    {
-                        Ok(r) if r.status() == 201 || r.status() == 200 => {
-                            let mut a = acked.lock().unwrap();
-                            a.insert(ext.clone());
-                            if a.len() == 200 {
-                                let _ = enough.try_send(());
-                            }
-                        }
-                        Ok(r) => panic!("status {}", r.status()),
-                        Err(_) => return,
-                    }
-                }
-            }
-        }));
-    }
-    drop(enough_tx);
-    enough_rx.recv().await.unwrap();
-    server.kill9();
-    for c in clients {
-        c.await.unwrap();
-    }
-    let acked = acked.lock().unwrap().clone();
+                Write::new(Method::POST, "/api/orders", body, ext).sent(2)
+            },
+        })
+        .await
+        .into_iter()
+        .collect();
 
     {
-        let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
+        let store = c.store();
         let orders: Vec<_> = store.iter::<Orders>().map(|r| r.unwrap().1).collect();
         let mut by_ext: HashMap<&str, usize> = HashMap::new();
         for o in &orders {
@@ -754,17 +585,11 @@ async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
         assert_eq!(created.len(), orders.len(), "one order.created per order");
     }
     // And the restarted server serves them.
-    let server = ChildServer::spawn(dir.path(), &[]);
-    let http = server.client();
+    c.restart().await;
     let some = acked.iter().next().unwrap();
-    let (_, v) = body(
-        http.get(server.url(&format!("/api/orders?q={some}")))
-            .header("X-API-Key", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, v) = c
+        .send(Method::GET, &format!("/api/orders?q={some}"), &Value::Null)
+        .await;
     assert!(
         v["pagination"]["total"].as_u64().unwrap() >= 1,
         "search index rebuilt at start"
@@ -776,7 +601,7 @@ async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
 #[tokio::test]
 async fn events_are_stored_only_while_an_active_subscription_lists_their_kind() {
     let s = Server::start().await;
-    setup(&s, &[("MUG", "A", 100)]).await;
+    order_catalog(&s, &[("MUG", "A", 100)]).await;
     let kinds = |s: &Server| -> Vec<String> {
         let mut k: Vec<String> = s
             .store
@@ -788,7 +613,7 @@ async fn events_are_stored_only_while_an_active_subscription_lists_their_kind() 
     };
     let srv = &s;
     let create = move |ext: &'static str| {
-        let body = order(ext, json!([{"sku": "MUG", "quantity": 1}]));
+        let body = order_body(ext, json!([{"sku": "MUG", "quantity": 1}]));
         async move { srv.post("/api/orders", &body).await }
     };
     assert_eq!(create("E-1").await.0, 201);

@@ -9,8 +9,9 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use storage::tables::Deliveries;
 
-use crate::receiver::{verify, Mode, Receiver, TestCa};
-use crate::support::{assert_error, body, ChildServer, Server};
+use crate::support::{
+    assert_error, body, stocked_sku, verify, Crashable, Mode, Receiver, Server, TestCa,
+};
 
 const SECRET: &str = "whsec-test-0123456789";
 const GUARD: Duration = Duration::from_secs(20);
@@ -44,50 +45,10 @@ async fn subscribe(s: &Server, url: &str, events: &[&str], active: bool) -> Stri
     v["id"].as_str().unwrap().to_string()
 }
 
-/// A product, a warehouse and an inventory record (its creation emits one
-/// `inventory.adjusted`); returns the inventory id.
-async fn stock(s: &Server, sku: &str) -> String {
-    let p = json!({"sku": sku, "name": sku, "price": 5, "lowStockThreshold": 0});
-    assert_eq!(
-        s.post_json("/api/products", &p)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        201
-    );
-    let w = json!({"id": format!("W-{sku}"), "name": "Main"});
-    assert_eq!(
-        s.post_json("/api/warehouses", &w)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        201
-    );
-    let (status, v) = body(
-        s.post_json(
-            "/api/inventory",
-            &json!({"sku": sku, "warehouseId": format!("W-{sku}"), "onHand": 100}),
-        )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v["id"].as_str().unwrap().to_string()
-}
-
 /// One more `inventory.adjusted`.
 async fn adjust(s: &Server, inventory: &str) {
-    let resp = s
-        .req(Method::PATCH, &format!("/api/inventory/{inventory}/adjust"))
-        .json(&json!({"delta": 1, "reason": "count"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    let (status, v) = s.adjust(inventory, 1, "count").await;
+    assert_eq!(status, 200, "{v}");
 }
 
 async fn deliveries(s: &Server, hook: &str, query: &str) -> Value {
@@ -238,7 +199,7 @@ async fn deliveries_are_signed_and_respect_filters_inactive_and_deletion() {
         .status();
     assert_eq!(status, 200);
 
-    let inventory = stock(&s, "SIG-1").await;
+    let inventory = stocked_sku(&s, "SIG-1").await;
     let hit = wanted.next(GUARD).await;
     assert!(verify(SECRET, &hit), "signature and timestamp verify");
     assert!(!verify("a-different-secret-value", &hit));
@@ -318,7 +279,7 @@ async fn a_receiver_failing_twice_sees_three_attempts_with_one_event_id() {
     let s = server(&ca, Duration::from_secs(5)).await;
     let mut r = Receiver::start(&ca, Mode::FailNext(2)).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
-    stock(&s, "RETRY-1").await;
+    stocked_sku(&s, "RETRY-1").await;
     let hits = [
         r.next(GUARD).await,
         r.next(GUARD).await,
@@ -360,7 +321,7 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
     let s = server(&ca, Duration::from_secs(5)).await;
     let mut r = Receiver::start(&ca, Mode::AlwaysFail).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
-    let inventory = stock(&s, "FAIL-1").await;
+    let inventory = stocked_sku(&s, "FAIL-1").await;
     let mut hits = Vec::new();
     for _ in 0..5 {
         hits.push(r.next(GUARD).await);
@@ -471,7 +432,7 @@ async fn a_hanging_receiver_does_not_slow_deliveries_to_another() {
     let mut healthy = Receiver::start(&ca, Mode::Succeed).await;
     subscribe(&s, &hanging.url, &["inventory.adjusted"], true).await;
     subscribe(&s, &healthy.url, &["inventory.adjusted"], true).await;
-    let inventory = stock(&s, "HANG-1").await;
+    let inventory = stocked_sku(&s, "HANG-1").await;
     hanging.next(GUARD).await;
     let started = Instant::now();
     // More events than the hanging endpoint has concurrency slots.
@@ -496,7 +457,7 @@ async fn an_attempt_that_times_out_is_a_failed_attempt() {
     let s = server(&ca, Duration::from_secs(1)).await;
     let mut r = Receiver::start(&ca, Mode::Hang).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
-    stock(&s, "SLOW-1").await;
+    stocked_sku(&s, "SLOW-1").await;
     r.next(GUARD).await;
     let v = wait_deliveries(&s, &hook, "", |v| {
         v["deliveries"][0]["attempts"]
@@ -514,90 +475,44 @@ async fn an_attempt_that_times_out_is_a_failed_attempt() {
 async fn no_event_is_lost_across_kill_9_with_deliveries_pending_and_mid_retry() {
     let ca = TestCa::new();
     let mut r = Receiver::start(&ca, Mode::AlwaysFail).await;
-    let dir = tempfile::tempdir().unwrap();
     let ca_pem = ca.pem.to_str().unwrap().to_string();
-    let args = [
+    let mut c = Crashable::start(&[
         "--webhook-ca",
         ca_pem.as_str(),
         "--webhook-retry-delays",
         "100ms,5s,5s,5s",
-    ];
-    let spawn = |dir: &std::path::Path| {
-        let dir = dir.to_path_buf();
-        let args = args.map(str::to_string);
-        async move {
-            tokio::task::spawn_blocking(move || {
-                let a: Vec<&str> = args.iter().map(String::as_str).collect();
-                ChildServer::spawn(&dir, &a)
-            })
-            .await
-            .unwrap()
-        }
-    };
-    let server = spawn(dir.path()).await;
-    let key = server.bootstrap().api_key;
-    let http = server.client();
-    let send = |method: Method, path: &str, v: Value| {
-        http.request(method, server.url(path))
-            .header("X-API-Key", &key)
-            .json(&v)
-            .send()
-    };
-    let (status, v) = body(
-        send(
-            Method::POST,
-            "/api/webhooks",
-            json!({"url": r.url, "events": ["inventory.adjusted"], "secret": SECRET}),
-        )
-        .await
-        .unwrap(),
+    ])
+    .await;
+    c.create(
+        "/api/webhooks",
+        &json!({"url": r.url, "events": ["inventory.adjusted"], "secret": SECRET}),
     )
     .await;
-    assert_eq!(status, 201, "{v}");
-    assert_eq!(
-        send(
-            Method::POST,
-            "/api/products",
-            json!({"sku": "K9", "name": "K9", "price": 1, "lowStockThreshold": 0})
-        )
-        .await
-        .unwrap()
-        .status(),
-        201
-    );
-    assert_eq!(
-        send(
-            Method::POST,
-            "/api/warehouses",
-            json!({"id": "K9W", "name": "K9"})
-        )
-        .await
-        .unwrap()
-        .status(),
-        201
-    );
-    let (status, inv) = body(
-        send(
-            Method::POST,
+    c.create(
+        "/api/products",
+        &json!({"sku": "K9", "name": "K9", "price": 1, "lowStockThreshold": 0}),
+    )
+    .await;
+    c.create("/api/warehouses", &json!({"id": "K9W", "name": "K9"}))
+        .await;
+    let inv = c
+        .create(
             "/api/inventory",
-            json!({"sku": "K9", "warehouseId": "K9W", "onHand": 10}),
+            &json!({"sku": "K9", "warehouseId": "K9W", "onHand": 10}),
         )
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 201);
+        .await;
     let inv = inv["id"].as_str().unwrap().to_string();
+    let adjust = format!("/api/inventory/{inv}/adjust");
     let mut events = 1;
     for _ in 0..4 {
-        let resp = send(
-            Method::PATCH,
-            &format!("/api/inventory/{inv}/adjust"),
-            json!({"delta": 1, "reason": "before"}),
-        )
-        .await
-        .unwrap();
-        assert_eq!(resp.status(), 200);
+        let (status, v) = c
+            .send(
+                Method::PATCH,
+                &adjust,
+                &json!({"delta": 1, "reason": "before"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
         events += 1;
     }
     // Mid-retry: some event has failed twice (its third attempt is 5 s away).
@@ -612,19 +527,19 @@ async fn no_event_is_lost_across_kill_9_with_deliveries_pending_and_mid_retry() 
     }
     // Pending: events committed just before the kill, maybe not even fanned out yet.
     for _ in 0..3 {
-        let resp = send(
-            Method::PATCH,
-            &format!("/api/inventory/{inv}/adjust"),
-            json!({"delta": -1, "reason": "just before the kill"}),
-        )
-        .await
-        .unwrap();
-        assert_eq!(resp.status(), 200);
+        let (status, v) = c
+            .send(
+                Method::PATCH,
+                &adjust,
+                &json!({"delta": -1, "reason": "just before the kill"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
         events += 1;
     }
-    server.kill9();
+    c.kill9();
     r.set_mode(Mode::Succeed);
-    let restarted = spawn(dir.path()).await;
+    c.restart().await;
     let mut delivered = HashSet::new();
     let deadline = Duration::from_secs(60);
     while delivered.len() < events {
@@ -639,7 +554,7 @@ async fn no_event_is_lost_across_kill_9_with_deliveries_pending_and_mid_retry() 
     for id in failures.keys() {
         assert!(delivered.contains(id), "{id} delivered after the restart");
     }
-    restarted.terminate();
+    c.terminate();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -655,7 +570,7 @@ async fn deactivating_or_deleting_a_subscription_stops_its_queued_deliveries() {
     let mut removed = Receiver::start(&ca, Mode::AlwaysFail).await;
     let paused_hook = subscribe(&s, &paused.url, &["inventory.adjusted"], true).await;
     let removed_hook = subscribe(&s, &removed.url, &["inventory.adjusted"], true).await;
-    stock(&s, "STOP-1").await;
+    stocked_sku(&s, "STOP-1").await;
     paused.next(GUARD).await;
     removed.next(GUARD).await;
     // Both deliveries now wait 1 s for their second attempt.
@@ -765,7 +680,7 @@ async fn a_receiver_whose_ca_is_not_trusted_is_a_failed_attempt() {
     .await;
     let r = Receiver::start(&ca, Mode::Succeed).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
-    stock(&s, "TLS-1").await;
+    stocked_sku(&s, "TLS-1").await;
     let v = wait_deliveries(&s, &hook, "", |v| {
         v["deliveries"][0]["attempts"]
             .as_array()
@@ -788,7 +703,7 @@ async fn finished_deliveries_are_pruned_after_the_retention() {
     let s = server(&ca, Duration::from_secs(5)).await;
     let mut r = Receiver::start(&ca, Mode::Succeed).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
-    stock(&s, "PRUNE-1").await;
+    stocked_sku(&s, "PRUNE-1").await;
     r.next(GUARD).await;
     wait_deliveries(&s, &hook, "?status=delivered", |v| {
         v["pagination"]["total"] == 1

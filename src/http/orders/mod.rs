@@ -17,7 +17,8 @@ use super::error::ApiError;
 use super::query::Query;
 use super::response::{json, Resp};
 use super::text::short_text;
-use crate::domain::orders::{self, Created, Filter, OrderError};
+use crate::domain::order_list::{self, Filter};
+use crate::domain::orders::{self, Created, OrderError};
 use input::{parse_from_date, patch, status_list, CancelInput, PatchInput};
 
 pub use input::{new_order, LineInput, OrderInput};
@@ -109,7 +110,7 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .map(parse_from_date)
             .transpose()?,
     };
-    let (ids, total) = orders::page(&ctx.app.domain.orders, &filter, page.limit, page.offset);
+    let (ids, total) = order_list::page(&ctx.app.domain.orders, &filter, page.limit, page.offset);
     let cache = &ctx.app.domain.orders.rendered;
     let mut list = page.rendered("orders", 1024 * ids.len());
     for (&(id, _), hit) in ids.iter().zip(cache.get_many(&ids)) {

@@ -1,0 +1,156 @@
+//! HTTP helpers: a client that trusts the server's certificate, reading an answer as
+//! (status, JSON), the error envelope check, and one helper per endpoint that tests call
+//! again and again (so a changed route or body shape is fixed in one place).
+
+use std::path::Path;
+
+use reqwest::Method;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::CertificateDer;
+use serde_json::{json, Value};
+
+use super::Server;
+
+/// An HTTPS client that trusts exactly the certificate at `cert` (HTTP/2 by ALPN).
+pub fn https_client(cert: &Path) -> reqwest::Client {
+    fulfilld::install_crypto_provider();
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(cert).expect("cert file") {
+        roots.add(c.expect("cert pem")).expect("trust anchor");
+    }
+    let mut cfg = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(cfg)
+        .build()
+        .expect("https client")
+}
+
+pub async fn body(resp: reqwest::Response) -> (u16, Value) {
+    let status = resp.status().as_u16();
+    let v = resp.json::<Value>().await.unwrap_or(Value::Null);
+    (status, v)
+}
+
+/// Asserts the error envelope with this code (and field, when given).
+pub fn assert_error(v: &Value, code: &str, field: Option<&str>) {
+    assert_eq!(v["error"]["code"], code, "in {v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{v}"
+    );
+    match field {
+        Some(f) => assert_eq!(v["error"]["field"], f, "in {v}"),
+        None => assert!(v["error"].get("field").is_some(), "field key present: {v}"),
+    }
+}
+
+impl Server {
+    /// A fresh HTTPS client of its own (its own connections) trusting this server.
+    pub fn new_client(&self) -> reqwest::Client {
+        https_client(&fulfilld::tls::self_signed_paths(self.dir.path()).0)
+    }
+
+    /// GETs `path`, asserts 200 and returns the answer.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        let (status, v) = body(self.get(path).send().await.unwrap()).await;
+        assert_eq!(status, 200, "GET {path}: {v}");
+        v
+    }
+
+    /// A request with a JSON body and the test client's key; the status and answer.
+    pub async fn send(&self, method: Method, path: &str, v: &Value) -> (u16, Value) {
+        body(self.req(method, path).json(v).send().await.unwrap()).await
+    }
+
+    /// `POST /api/inventory` for (sku, warehouse, onHand); asserts 201.
+    pub async fn stock(&self, sku: &str, warehouse: &str, on_hand: i64) -> Value {
+        let (status, v) = self
+            .post(
+                "/api/inventory",
+                &json!({"sku": sku, "warehouseId": warehouse, "onHand": on_hand}),
+            )
+            .await;
+        assert_eq!(status, 201, "{v}");
+        v
+    }
+
+    /// `PATCH /api/inventory/{id}/adjust`.
+    pub async fn adjust(&self, id: &str, delta: i64, reason: &str) -> (u16, Value) {
+        self.send(
+            Method::PATCH,
+            &format!("/api/inventory/{id}/adjust"),
+            &json!({"delta": delta, "reason": reason}),
+        )
+        .await
+    }
+
+    /// `POST /api/orders`.
+    pub async fn create_order(&self, v: &Value) -> (u16, Value) {
+        self.post("/api/orders", v).await
+    }
+
+    /// `PATCH /api/orders/{id}`.
+    pub async fn patch_order(&self, id: &str, v: &Value) -> (u16, Value) {
+        self.send(Method::PATCH, &format!("/api/orders/{id}"), v)
+            .await
+    }
+
+    /// `POST /api/orders/{id}/cancel` with an optional body.
+    pub async fn cancel(&self, id: &str, v: &Value) -> (u16, Value) {
+        let req = self.req(Method::POST, &format!("/api/orders/{id}/cancel"));
+        let req = if v.is_null() { req } else { req.json(v) };
+        body(req.send().await.unwrap()).await
+    }
+
+    /// `POST /api/orders/{id}/pack`.
+    pub async fn try_pack(&self, id: &str) -> (u16, Value) {
+        body(
+            self.req(Method::POST, &format!("/api/orders/{id}/pack"))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    /// `POST /api/orders/{id}/pack`; asserts 200 and a processing order.
+    pub async fn pack(&self, id: &str) -> Value {
+        let (status, v) = self.try_pack(id).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["status"], "processing", "{v}");
+        v
+    }
+
+    /// `POST /api/fulfillment/packages/{pkg}/ship` with UPS ground.
+    pub async fn ship(&self, pkg: &str, tracking: &str) -> (u16, Value) {
+        self.post(
+            &format!("/api/fulfillment/packages/{pkg}/ship"),
+            &json!({"carrier": "UPS", "trackingNumber": tracking, "service": "ground"}),
+        )
+        .await
+    }
+
+    /// `GET /api/orders/{id}`; asserts 200.
+    pub async fn order(&self, id: &str) -> Value {
+        self.get_ok(&format!("/api/orders/{id}")).await
+    }
+
+    /// The packages of an order (`GET /api/packages?orderId=`).
+    pub async fn packages_of(&self, order_id: &str) -> Vec<Value> {
+        let v = self
+            .get_ok(&format!("/api/packages?orderId={order_id}"))
+            .await;
+        v["packages"].as_array().unwrap().clone()
+    }
+
+    /// The first inventory record of a SKU (`GET /api/inventory?sku=`).
+    pub async fn inventory_of(&self, sku: &str) -> Value {
+        let v = self.get_ok(&format!("/api/inventory?sku={sku}")).await;
+        v["inventory"][0].clone()
+    }
+}
