@@ -14,6 +14,7 @@
 //! write through a plain read calls [`Store::durable`] first; the server does anyway,
 //! before it answers.
 
+mod backup;
 mod codec;
 mod error;
 mod group_commit;
@@ -29,6 +30,7 @@ use std::ops::RangeBounds;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use backup::{ExportItem, ExportSummary, Import, SnapshotInfo};
 pub use error::{Error, Result, TxError};
 pub use group_commit::BatchLimits;
 pub use keys::Key;
@@ -115,12 +117,15 @@ impl Store {
         config: &StoreConfig,
         limits: BatchLimits,
     ) -> Result<Store> {
+        // A database from a newer binary stays untouched: refused before sled opens it.
+        schema::refuse_newer_marker(dir)?;
         let db = open_sled(dir, config)?;
         let trees = TABLE_NAMES
             .iter()
             .map(|name| db.open_tree(name))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         schema::upgrade(&db, &trees[tables::Meta::INDEX])?;
+        schema::write_marker(dir, SCHEMA_VERSION)?;
         let io = |e: std::io::Error| Error::Engine(e.to_string());
         let log = Arc::new(File::open(dir.join("db")).map_err(io)?);
         // The schema write above was flushed by sled only (no fdatasync); persist it and
