@@ -21,10 +21,22 @@ pub const SOCKET: &str = "admin.sock";
 #[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
-    ClientsCreate { name: String, tier: String },
+    ClientsCreate {
+        name: String,
+        tier: String,
+    },
     ClientsList,
-    ClientsDelete { id: String },
-    InboundSetSecret { source: String, secret: String },
+    ClientsDelete {
+        id: String,
+    },
+    InboundSetSecret {
+        source: String,
+        secret: String,
+    },
+    /// A consistent backup written by the server to `out` (an absolute path).
+    Backup {
+        out: PathBuf,
+    },
 }
 
 /// The answer: `{"ok": true, "result": ...}` or `{"ok": false, "error": "..."}`.
@@ -60,6 +72,7 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
             service.set_inbound_secret(source, secret)?;
             serde_json::json!({ "source": source })
         }
+        Request::Backup { .. } => anyhow::bail!("a backup is taken by `fulfilld backup`"),
     })
 }
 
@@ -81,8 +94,9 @@ pub fn spawn(app: Arc<App>, mut shutdown: Shutdown) -> anyhow::Result<tokio::tas
                 },
             };
             let service = app.clients.clone();
+            let ops = (app.store.clone(), app.config.data_dir.clone());
             tokio::spawn(async move {
-                if let Err(e) = answer(stream, service).await {
+                if let Err(e) = answer(stream, service, ops).await {
                     tracing::warn!(error = %e, "admin connection failed");
                 }
             });
@@ -91,7 +105,11 @@ pub fn spawn(app: Arc<App>, mut shutdown: Shutdown) -> anyhow::Result<tokio::tas
     }))
 }
 
-async fn answer(stream: UnixStream, service: ClientService) -> anyhow::Result<()> {
+async fn answer(
+    stream: UnixStream,
+    service: ClientService,
+    (store, data_dir): (storage::Store, PathBuf),
+) -> anyhow::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     BufReader::new(read.take(64 * 1024))
@@ -99,7 +117,12 @@ async fn answer(stream: UnixStream, service: ClientService) -> anyhow::Result<()
         .await?;
     let reply = match serde_json::from_str::<Request>(&line) {
         Ok(req) => {
-            let outcome = tokio::task::spawn_blocking(move || execute(&service, &req)).await?;
+            let outcome = tokio::task::spawn_blocking(move || match &req {
+                Request::Backup { out } => crate::ops::backup::write(&store, &data_dir, out)
+                    .and_then(|r| Ok(serde_json::to_value(r)?)),
+                _ => execute(&service, &req),
+            })
+            .await?;
             match outcome {
                 Ok(result) => Reply {
                     ok: true,

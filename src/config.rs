@@ -50,6 +50,15 @@ pub struct Limits {
     pub shutdown_grace: Duration,
 }
 
+/// Scheduled backups (`backup_dir`, `backup_interval`, `backup_keep`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupSchedule {
+    pub dir: PathBuf,
+    pub interval: Duration,
+    /// How many scheduled backups to keep; older ones are removed.
+    pub keep: usize,
+}
+
 /// The validated configuration of `fulfilld serve`.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -78,6 +87,8 @@ pub struct Config {
     /// Pack every new order in the background (default true). Off, orders stay pending
     /// until `POST /api/orders/{id}/pack`.
     pub auto_pack: bool,
+    /// Scheduled backups; `None` unless `backup_dir` is set.
+    pub backups: Option<BackupSchedule>,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -108,6 +119,10 @@ pub struct FileConfig {
     pub packing_queue: Option<usize>,
     pub auto_pack: Option<bool>,
     pub rate_limits: Option<HashMap<String, TierLimit>>,
+    pub backup_dir: Option<PathBuf>,
+    /// e.g. `6h` (units ms, s, m, h).
+    pub backup_interval: Option<String>,
+    pub backup_keep: Option<usize>,
 }
 
 /// Flags of `fulfilld serve` that override the file.
@@ -234,6 +249,7 @@ impl Config {
         if listen == packing_listen && listen.port() != 0 {
             bail!("the fulfillment and packing listeners need different addresses");
         }
+        let backups = backup_schedule(file.backup_dir, file.backup_interval, file.backup_keep)?;
         Ok(Config {
             data_dir: flags
                 .data_dir
@@ -268,8 +284,38 @@ impl Config {
                 .max(1),
             packing_queue: file.packing_queue.unwrap_or(64).max(1),
             auto_pack: file.auto_pack.unwrap_or(true),
+            backups,
         })
     }
+}
+
+/// Defaults: every 6 hours, keeping 7, once `backup_dir` is set.
+fn backup_schedule(
+    dir: Option<PathBuf>,
+    interval: Option<String>,
+    keep: Option<usize>,
+) -> anyhow::Result<Option<BackupSchedule>> {
+    let Some(dir) = dir else {
+        if interval.is_some() || keep.is_some() {
+            bail!("backup_interval and backup_keep need backup_dir");
+        }
+        return Ok(None);
+    };
+    let text = interval.unwrap_or_else(|| "6h".into());
+    let interval =
+        parse_duration(text.trim()).with_context(|| format!("invalid backup_interval {text:?}"))?;
+    if interval.is_zero() {
+        bail!("backup_interval must be above zero");
+    }
+    let keep = keep.unwrap_or(7);
+    if keep == 0 {
+        bail!("backup_keep must be at least 1");
+    }
+    Ok(Some(BackupSchedule {
+        dir,
+        interval,
+        keep,
+    }))
 }
 
 fn secs(v: Option<u64>, default: u64) -> Duration {

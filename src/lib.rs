@@ -10,9 +10,11 @@ mod fsutil;
 pub mod housekeeping;
 pub mod http;
 pub mod memory;
+pub mod ops;
 pub mod packer;
 pub mod server;
 pub mod shutdown;
+pub mod stdio;
 pub mod tls;
 pub mod tokens;
 pub mod webhooks;
@@ -79,6 +81,17 @@ pub fn create_data_dir(dir: &std::path::Path) -> anyhow::Result<()> {
         .with_context(|| format!("creating data directory {}", dir.display()))
 }
 
+async fn run_backup_schedule(
+    store: Store,
+    config: Arc<Config>,
+    status: Arc<ops::schedule::Status>,
+    shutdown: shutdown::Shutdown,
+) {
+    if let Some(plan) = config.backups.clone() {
+        ops::schedule::run(store, config.data_dir.clone(), plan, status, shutdown).await;
+    }
+}
+
 /// Serves both listeners until `shutdown` completes, then stops accepting, lets the
 /// requests in flight finish, flushes the store and returns.
 pub async fn run(
@@ -126,6 +139,13 @@ pub async fn run(
             app.webhooks.clone(),
             signal.clone(),
         )),
+        // Its status is where metrics will read the last backup time and failures.
+        tokio::spawn(run_backup_schedule(
+            store.clone(),
+            Arc::clone(&config),
+            Arc::new(ops::schedule::Status::default()),
+            signal.clone(),
+        )),
         tokio::spawn(webhooks::deliver::run(
             store.clone(),
             sender,
@@ -134,10 +154,10 @@ pub async fn run(
             signal.clone(),
         )),
     ];
-    println!(
+    stdio::out(&format!(
         "fulfilld ready: fulfillment={scheme}://{} packing={scheme}://{}",
         addrs.0, addrs.1
-    );
+    ));
     tracing::info!(fulfillment = %addrs.0, packing = %addrs.1, "listening");
     shutdown::notify_ready();
 

@@ -421,6 +421,7 @@ async fn kill_9_during_adjustments_keeps_levels_and_events_of_every_acknowledged
     }
     let acked = acked.lock().unwrap().clone();
 
+    crate::ops::assert_check_passes(dir.path());
     // Read the database the dead server left behind.
     let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
     let rec_id = uuid::Uuid::parse_str(&id).unwrap().as_u128();

@@ -8,6 +8,7 @@ mod http_rules;
 mod inbound;
 mod inventory;
 mod lifecycle;
+mod ops;
 mod orders;
 mod packing_api;
 mod products;

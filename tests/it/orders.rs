@@ -712,6 +712,7 @@ async fn kill_9_while_clients_create_with_retries_loses_and_doubles_nothing() {
         c.await.unwrap();
     }
     let acked = acked.lock().unwrap().clone();
+    crate::ops::assert_check_passes(dir.path());
 
     {
         let store = storage::Store::open(&dir.path().join("db"), &Default::default()).unwrap();
