@@ -590,6 +590,7 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
         take(r.next(GUARD).await, &mut processing);
     }
     server.kill9();
+    crate::ops::assert_check_passes(&data);
     let server = spawn(true).await;
     while processing.len() < ORDERS {
         take(r.next(GUARD).await, &mut processing);

@@ -623,6 +623,7 @@ async fn no_event_is_lost_across_kill_9_with_deliveries_pending_and_mid_retry() 
         events += 1;
     }
     server.kill9();
+    crate::ops::assert_check_passes(dir.path());
     r.set_mode(Mode::Succeed);
     let restarted = spawn(dir.path()).await;
     let mut delivered = HashSet::new();
