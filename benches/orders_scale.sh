@@ -8,6 +8,9 @@
 #   bash benches/orders_scale.sh seed DIR PRODUCTS ORDERS   # new data dir: catalog + bulk orders
 #   bash benches/orders_scale.sh create DIR CACHE_MB N      # copy of DIR: N orders, 64 clients
 #   bash benches/orders_scale.sh read DIR CACHE_MB          # DIR itself: RSS, 32-client reads, RSS
+#   bash benches/orders_scale.sh backup DIR N               # copy of DIR: backup, restore and check
+#                                                          # times and size; N orders created
+#                                                          # without, then during, back-to-back backups
 #
 # A newer build may migrate DIR's schema on `read`; keep one directory per build then.
 set -euo pipefail
@@ -63,7 +66,39 @@ read)
     "${LG[@]}" --concurrency 32 read-orders --n "$(cat "$dir/bench-orders")" --secs "${ORDERS_SECS:-8}"
     echo "RSS after the reads: $(rss)"
     ;;
+backup)
+    src=$2 n=$3
+    cp -a "$src" "$WORK/data"
+    config
+    start_fulfilld "$FULFILLD" backup "$WORK/data" --config "$WORK/config.toml"
+    LG=("$LOADGEN" --base "$API" --cert "$WORK/data/tls/cert.pem" --api-key "$KEY")
+    t0=$(date +%s.%N)
+    "$FULFILLD" backup --data-dir "$WORK/data" --out "$WORK/idle.backup" >/dev/null
+    t1=$(date +%s.%N)
+    echo "online backup, idle server: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f s", b - a}'), $(du -m "$WORK/idle.backup" | cut -f1) MB (database $(du -sm "$WORK/data/db" | cut -f1) MB)"
+    echo "creation without a backup:"
+    "${LG[@]}" --concurrency 64 create-orders --n "$n" --skus "$(products_of "$src")" --prefix IDLE1
+    : >"$WORK/backups-done"
+    (while [ ! -e "$WORK/stop-backups" ]; do
+        "$FULFILLD" backup --data-dir "$WORK/data" --out "$WORK/busy.backup" >/dev/null && echo >>"$WORK/backups-done"
+    done) &
+    looper=$!
+    echo "creation while back-to-back backups run:"
+    "${LG[@]}" --concurrency 64 create-orders --n "$n" --skus "$(products_of "$src")" --prefix BUSY
+    touch "$WORK/stop-backups"
+    wait "$looper"
+    echo "backups completed during that run: $(wc -l <"$WORK/backups-done")"
+    echo "creation without a backup, again:"
+    "${LG[@]}" --concurrency 64 create-orders --n "$n" --skus "$(products_of "$src")" --prefix IDLE2
+    stop_fulfilld
+    t0=$(date +%s.%N)
+    "$FULFILLD" restore --from "$WORK/idle.backup" --data-dir "$WORK/restored" >/dev/null
+    t1=$(date +%s.%N)
+    "$FULFILLD" check --data-dir "$WORK/restored" >"$WORK/check.json"
+    t2=$(date +%s.%N)
+    echo "restore: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f s", b - a}'); check of the restored copy: $(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.1f s", b - a}'), ok=$(grep -c '"ok": true' "$WORK/check.json")"
+    ;;
 *)
-    die "usage: orders_scale.sh seed DIR PRODUCTS ORDERS | create DIR CACHE_MB N | read DIR CACHE_MB"
+    die "usage: orders_scale.sh seed DIR PRODUCTS ORDERS | create DIR CACHE_MB N | read DIR CACHE_MB | backup DIR N"
     ;;
 esac

@@ -19,10 +19,22 @@ pub const SOCKET: &str = "admin.sock";
 #[derive(Serialize, Deserialize, Debug, Clone)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
-    ClientsCreate { name: String, tier: String },
+    ClientsCreate {
+        name: String,
+        tier: String,
+    },
     ClientsList,
-    ClientsDelete { id: String },
-    InboundSetSecret { source: String, secret: String },
+    ClientsDelete {
+        id: String,
+    },
+    InboundSetSecret {
+        source: String,
+        secret: String,
+    },
+    /// A consistent backup written by the server to `out` (an absolute path).
+    Backup {
+        out: PathBuf,
+    },
 }
 
 /// The answer: `{"ok": true, "result": ...}` or `{"ok": false, "error": "..."}`.
@@ -58,6 +70,7 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
             service.set_inbound_secret(source, secret)?;
             serde_json::json!({ "source": source })
         }
+        Request::Backup { .. } => anyhow::bail!("a backup is taken by `fulfilld backup`"),
     })
 }
 
@@ -65,9 +78,11 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
 pub fn spawn(
     data_dir: &Path,
     clients: ClientService,
+    store: storage::Store,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let path = socket_path(data_dir);
+    let dir = data_dir.to_path_buf();
     let _ = std::fs::remove_file(&path);
     let listener =
         UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))?;
@@ -83,8 +98,9 @@ pub fn spawn(
                 },
             };
             let service = clients.clone();
+            let ops = (store.clone(), dir.clone());
             tokio::spawn(async move {
-                if let Err(e) = answer(stream, service).await {
+                if let Err(e) = answer(stream, service, ops).await {
                     tracing::warn!(error = %e, "admin connection failed");
                 }
             });
@@ -93,7 +109,11 @@ pub fn spawn(
     }))
 }
 
-async fn answer(stream: UnixStream, service: ClientService) -> anyhow::Result<()> {
+async fn answer(
+    stream: UnixStream,
+    service: ClientService,
+    (store, data_dir): (storage::Store, PathBuf),
+) -> anyhow::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     BufReader::new(read.take(64 * 1024))
@@ -101,7 +121,12 @@ async fn answer(stream: UnixStream, service: ClientService) -> anyhow::Result<()
         .await?;
     let reply = match serde_json::from_str::<Request>(&line) {
         Ok(req) => {
-            let outcome = tokio::task::spawn_blocking(move || execute(&service, &req)).await?;
+            let outcome = tokio::task::spawn_blocking(move || match &req {
+                Request::Backup { out } => crate::ops::backup::write(&store, &data_dir, out)
+                    .and_then(|r| Ok(serde_json::to_value(r)?)),
+                _ => execute(&service, &req),
+            })
+            .await?;
             match outcome {
                 Ok(result) => Reply {
                     ok: true,

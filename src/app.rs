@@ -37,6 +37,8 @@ pub struct App {
     /// compute it, too slow for every health check).
     pub disk: DiskGauge,
     pub metrics: Arc<Metrics>,
+    /// What the backup schedule has done (read by `/metrics`).
+    pub backups: Arc<crate::ops::schedule::Status>,
 }
 
 impl App {
@@ -60,6 +62,7 @@ impl App {
             packer: Handle::default(),
             disk: DiskGauge::new(&store, &config.data_dir),
             metrics: Arc::new(Metrics::new()),
+            backups: Arc::default(),
             config,
             store,
         })

@@ -27,6 +27,9 @@ pub enum Command {
     Serve(ServeArgs),
     Clients(ClientsArgs),
     Inbound(InboundArgs),
+    Backup(crate::ops::BackupArgs),
+    Restore(crate::ops::RestoreArgs),
+    Check(crate::ops::CheckArgs),
 }
 
 /// Run the fulfillment (default 127.0.0.1:8443) and packing (127.0.0.1:8444) services.
@@ -175,7 +178,9 @@ fn data_dir(leaf: Option<PathBuf>, group: Option<PathBuf>) -> PathBuf {
 /// The admin request and data directory of an admin subcommand.
 pub fn admin_request(command: Command) -> Option<(PathBuf, Request)> {
     Some(match command {
-        Command::Serve(_) => return None,
+        Command::Serve(_) | Command::Backup(_) | Command::Restore(_) | Command::Check(_) => {
+            return None
+        }
         Command::Clients(c) => match c.command {
             ClientsCommand::Create(a) => (
                 data_dir(a.data_dir, c.data_dir),
@@ -213,7 +218,7 @@ pub fn run_admin(dir: &Path, req: &Request) -> anyhow::Result<serde_json::Value>
             )),
         };
     }
-    crate::create_data_dir(dir)?;
+    crate::fsutil::create_data_dir(dir)?;
     let store = Store::open(&dir.join("db"), &StoreConfig::default()).with_context(|| {
         format!(
             "opening {} (if a server is running, its admin socket did not answer)",

@@ -10,8 +10,13 @@ use anyhow::{bail, Context};
 use serde::Deserialize;
 use storage::Tier;
 
+mod backups;
+mod durations;
 mod observe;
 
+use backups::backup_schedule;
+pub use backups::BackupSchedule;
+pub use durations::parse_delays;
 pub use observe::{LogFormat, MetricsAccess};
 
 /// How the listeners speak.
@@ -86,6 +91,8 @@ pub struct Config {
     pub metrics: MetricsAccess,
     /// `text` (default) or `json` log lines.
     pub log_format: LogFormat,
+    /// Scheduled backups; `None` unless `backup_dir` is set.
+    pub backups: Option<BackupSchedule>,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -122,6 +129,10 @@ pub struct FileConfig {
     pub metrics_token: Option<String>,
     /// `text` or `json`.
     pub log_format: Option<String>,
+    pub backup_dir: Option<PathBuf>,
+    /// e.g. `6h` (units ms, s, m, h).
+    pub backup_interval: Option<String>,
+    pub backup_keep: Option<usize>,
 }
 
 /// Flags of `fulfilld serve` that override the file.
@@ -248,6 +259,7 @@ impl Config {
         if listen == packing_listen && listen.port() != 0 {
             bail!("the fulfillment and packing listeners need different addresses");
         }
+        let backups = backup_schedule(file.backup_dir, file.backup_interval, file.backup_keep)?;
         Ok(Config {
             data_dir: flags
                 .data_dir
@@ -299,6 +311,7 @@ impl Config {
                 "json" => LogFormat::Json,
                 other => bail!("log_format must be \"text\" or \"json\", not {other:?}"),
             },
+            backups,
         })
     }
 }
@@ -307,58 +320,9 @@ fn secs(v: Option<u64>, default: u64) -> Duration {
     Duration::from_secs(v.unwrap_or(default))
 }
 
-/// Parses `1m,5m,30m,2h` (suffixes `ms`, `s`, `m`, `h`) into delays.
-pub fn parse_delays(text: &str) -> anyhow::Result<Vec<Duration>> {
-    let delays = text
-        .split(',')
-        .map(|part| parse_duration(part.trim()))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    if delays.is_empty() {
-        bail!("at least one delay is needed");
-    }
-    Ok(delays)
-}
-
-fn parse_duration(s: &str) -> anyhow::Result<Duration> {
-    let split = s
-        .find(|c: char| !c.is_ascii_digit())
-        .with_context(|| format!("{s:?} has no unit (ms, s, m or h)"))?;
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .with_context(|| format!("{s:?} has no number"))?;
-    Ok(match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
-        "h" => Duration::from_secs(n * 3600),
-        _ => bail!("{s:?}: unit must be ms, s, m or h"),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn delays_parse_with_every_suffix() {
-        assert_eq!(
-            parse_delays("1m,5m,30m,2h").unwrap(),
-            vec![
-                Duration::from_secs(60),
-                Duration::from_secs(300),
-                Duration::from_secs(1800),
-                Duration::from_secs(7200)
-            ]
-        );
-        assert_eq!(
-            parse_delays("10ms, 2s").unwrap(),
-            vec![Duration::from_millis(10), Duration::from_secs(2)]
-        );
-        assert!(parse_delays("5").is_err());
-        assert!(parse_delays("5d").is_err());
-        assert!(parse_delays("m").is_err());
-    }
 
     #[test]
     fn flags_override_file_and_tls_modes_are_exclusive() {

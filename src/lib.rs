@@ -12,9 +12,11 @@ pub mod housekeeping;
 pub mod http;
 pub mod memory;
 pub mod metrics;
+pub mod ops;
 pub mod packer;
 pub mod server;
 pub mod shutdown;
+pub mod stdio;
 pub mod tls;
 pub mod tokens;
 pub mod webhooks;
@@ -64,7 +66,7 @@ pub fn install_crypto_provider() {
 
 /// Creates the data directory (0700) and opens the store in it.
 pub fn open_store(config: &Config) -> anyhow::Result<Store> {
-    create_data_dir(&config.data_dir)?;
+    fsutil::create_data_dir(&config.data_dir)?;
     Store::open(
         &config.data_dir.join("db"),
         &StoreConfig {
@@ -74,13 +76,15 @@ pub fn open_store(config: &Config) -> anyhow::Result<Store> {
     .with_context(|| format!("opening the database in {}", config.data_dir.display()))
 }
 
-pub fn create_data_dir(dir: &std::path::Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .with_context(|| format!("creating data directory {}", dir.display()))
+async fn run_backup_schedule(
+    store: Store,
+    config: Arc<Config>,
+    status: Arc<ops::schedule::Status>,
+    shutdown: shutdown::Shutdown,
+) {
+    if let Some(plan) = config.backups.clone() {
+        ops::schedule::run(store, config.data_dir.clone(), plan, status, shutdown).await;
+    }
 }
 
 /// Serves both listeners until `shutdown` completes, then stops accepting, lets the
@@ -120,7 +124,12 @@ pub async fn run(
 
     let sender = webhooks::deliver::Sender::new(&config)?;
     let (trigger, signal) = shutdown::channel();
-    let admin = admin::spawn(&config.data_dir, app.clients.clone(), signal.clone())?;
+    let admin = admin::spawn(
+        &config.data_dir,
+        app.clients.clone(),
+        store.clone(),
+        signal.clone(),
+    )?;
     let tasks = [
         tokio::spawn(server::serve(
             listeners.fulfillment,
@@ -149,6 +158,13 @@ pub async fn run(
             app.webhooks.clone(),
             signal.clone(),
         )),
+        // Its status is where metrics will read the last backup time and failures.
+        tokio::spawn(run_backup_schedule(
+            store.clone(),
+            Arc::clone(&config),
+            Arc::clone(&app.backups),
+            signal.clone(),
+        )),
         tokio::spawn(webhooks::deliver::run(
             store.clone(),
             sender,
@@ -158,10 +174,10 @@ pub async fn run(
             signal.clone(),
         )),
     ];
-    println!(
+    stdio::out(&format!(
         "fulfilld ready: fulfillment={scheme}://{} packing={scheme}://{}",
         addrs.0, addrs.1
-    );
+    ));
     tracing::info!(fulfillment = %addrs.0, packing = %addrs.1, "listening");
     shutdown::notify_ready();
 

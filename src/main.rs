@@ -9,18 +9,28 @@ use fulfilld::config::LogFormat;
 
 fn main() -> ExitCode {
     fulfilld::memory::limit_arenas();
-    let args: Cli = argh::from_env();
+    let args: Cli = match fulfilld::stdio::parse_args() {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    if !matches!(args.command, Command::Serve(_)) {
+        init_logging(LogFormat::Text);
+    }
     let result = match args.command {
         Command::Serve(serve) => serve_command(serve),
-        other => {
-            init_logging(LogFormat::Text);
-            admin_command(other)
-        }
+        Command::Backup(a) => fulfilld::ops::backup_command(a).map(print_json),
+        Command::Restore(a) => fulfilld::ops::restore_command(a).map(print_json),
+        Command::Check(a) => fulfilld::ops::check_command(a).and_then(|(report, ok)| {
+            print_json(report);
+            anyhow::ensure!(ok, "the check found inconsistencies");
+            Ok(())
+        }),
+        other => admin_command(other),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("fulfilld: {e:#}");
+            fulfilld::stdio::err(&format!("fulfilld: {e:#}"));
             ExitCode::FAILURE
         }
     }
@@ -59,7 +69,10 @@ fn serve_command(args: cli::ServeArgs) -> anyhow::Result<()> {
 
 fn admin_command(command: Command) -> anyhow::Result<()> {
     let (dir, req) = cli::admin_request(command).expect("serve is handled above");
-    let out = cli::run_admin(&dir, &req)?;
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    print_json(cli::run_admin(&dir, &req)?);
     Ok(())
+}
+
+fn print_json(v: serde_json::Value) {
+    fulfilld::stdio::out(&serde_json::to_string_pretty(&v).unwrap_or_default());
 }

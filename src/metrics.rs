@@ -27,10 +27,10 @@ pub struct Metrics {
     pub packing_seconds: HistogramVec,
     /// Webhook delivery attempts by outcome (`delivered`, `retry`, `failed`).
     pub deliveries: IntCounterVec,
-    /// Backups by result (`ok`, `failed`).
-    pub backups: IntCounterVec,
-    /// Unix time of the last successful backup (0: none since start).
-    pub last_backup: IntGauge,
+    /// Scheduled backups by result (`ok`, `failed`).
+    backups: IntCounterVec,
+    /// Unix time of the last successful scheduled backup (0: none since start).
+    last_backup: IntGauge,
     orders_created: IntCounter,
     orders: IntGaugeVec,
     packing_backlog: IntGauge,
@@ -57,6 +57,11 @@ pub struct Snapshot {
     pub database_bytes: u64,
     /// Bytes available and in all on the data directory's file system.
     pub filesystem: Option<(u64, u64)>,
+    /// Scheduled backups that succeeded and failed since start.
+    pub backups_ok: u64,
+    pub backups_failed: u64,
+    /// Unix seconds of the last successful scheduled backup (0: none yet).
+    pub last_backup_unix: i64,
 }
 
 impl Metrics {
@@ -205,11 +210,13 @@ impl Metrics {
 
     /// The exposition of every metric, after setting the gauges from `snap`.
     pub fn render(&self, snap: &Snapshot) -> Vec<u8> {
-        let created = snap.orders_created;
-        let seen = self.orders_created.get();
-        if created > seen {
-            self.orders_created.inc_by(created - seen);
-        }
+        catch_up(&self.orders_created, snap.orders_created);
+        catch_up(&self.backups.with_label_values(&["ok"]), snap.backups_ok);
+        catch_up(
+            &self.backups.with_label_values(&["failed"]),
+            snap.backups_failed,
+        );
+        self.last_backup.set(snap.last_backup_unix);
         for (status, n) in &snap.orders_by_status {
             self.orders.with_label_values(&[status]).set(*n as i64);
         }
@@ -228,6 +235,14 @@ impl Metrics {
             .encode(&families, &mut out)
             .expect("metrics encode to a Vec");
         out
+    }
+}
+
+/// Moves a counter that mirrors a stored count up to `total` (never down).
+fn catch_up(counter: &IntCounter, total: u64) {
+    let seen = counter.get();
+    if total > seen {
+        counter.inc_by(total - seen);
     }
 }
 
@@ -272,6 +287,26 @@ mod tests {
         assert!(text.contains(
             "fulfilld_http_requests_total{method=\"POST\",route=\"/api/orders\",service=\"fulfillment\",status=\"201\"} 1"
         ));
+        assert!(
+            text.contains("fulfilld_backups_total{result=\"ok\"} 0"),
+            "{text}"
+        );
+        snap.backups_ok = 2;
+        snap.backups_failed = 1;
+        snap.last_backup_unix = 1_700_000_000;
+        let text = String::from_utf8(m.render(&snap)).unwrap();
+        assert!(
+            text.contains("fulfilld_backups_total{result=\"ok\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fulfilld_backups_total{result=\"failed\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fulfilld_last_backup_timestamp_seconds 1700000000"),
+            "{text}"
+        );
         snap.orders_created = 5;
         let text = String::from_utf8(m.render(&snap)).unwrap();
         assert!(text.contains("fulfilld_orders_created_total 7"), "{text}");

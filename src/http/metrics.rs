@@ -1,6 +1,8 @@
 //! `GET /metrics`: the Prometheus exposition, with the gauges that mirror stored state read
 //! at the scrape (who may scrape is decided in the pipeline, before routing's access rules).
 
+use std::sync::atomic::Ordering;
+
 use bytes::Bytes;
 use hyper::StatusCode;
 
@@ -32,6 +34,9 @@ pub fn scrape(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .map_or(0.0, |ms| ((now_ms as i64 - ms).max(0) as f64) / 1000.0),
         database_bytes: app.disk.bytes(),
         filesystem: app.disk.filesystem(),
+        backups_ok: app.backups.succeeded.load(Ordering::Relaxed),
+        backups_failed: app.backups.failed.load(Ordering::Relaxed),
+        last_backup_unix: app.backups.last_success_unix.load(Ordering::Relaxed),
     };
     Ok(bytes(
         StatusCode::OK,

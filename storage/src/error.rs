@@ -15,6 +15,9 @@ pub enum Error {
     /// The database was written by a newer fulfilld than this one.
     #[error("database schema version {found} is newer than this binary supports ({supported})")]
     SchemaTooNew { found: u32, supported: u32 },
+    /// A backup could not be taken or restored.
+    #[error("backup: {0}")]
+    Backup(String),
     /// A durable-commit wait failed because the flusher hit an error or stopped.
     #[error("durability not confirmed: {0}")]
     Flush(String),

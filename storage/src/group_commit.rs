@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
+use crate::capture::Capture;
 use crate::error::{Error, Result, TxError};
 use crate::mirror::Mirror;
 use crate::observe::{CommitObserver, Observer};
@@ -46,6 +47,9 @@ struct Writer {
     open_gen: u64,
     /// The batch being applied to sled; closures read through it until sled has it.
     committing: Option<Arc<WriteSet>>,
+    /// The export in progress, if any: batches taken while it is set record what they
+    /// overwrite (see `backup.rs`).
+    capture: Option<Arc<Capture>>,
     stop: bool,
     #[cfg(test)]
     hooks: hooks::Hooks,
@@ -70,6 +74,8 @@ struct Shared {
     work: Condvar,
     /// `transact` sleeps here (on `writer`) while the open batch is full.
     room: Condvar,
+    /// An export waits here (on `writer`) until no batch is being applied.
+    applied: Condvar,
     /// Generation of the last closure that committed writes. Written under `writer`.
     committed: AtomicU64,
     limits: BatchLimits,
@@ -155,6 +161,7 @@ impl GroupCommit {
             writer: Mutex::new(Writer::default()),
             work: Condvar::new(),
             room: Condvar::new(),
+            applied: Condvar::new(),
             committed: AtomicU64::new(0),
             limits,
             state: Mutex::new(State::default()),
@@ -290,6 +297,36 @@ impl GroupCommit {
         self.shared.fail(msg);
     }
 
+    /// Starts `capture` at a batch boundary: waits (off the writer lock) until no batch
+    /// is being applied, then, under the writer lock, runs `at_point` and registers the
+    /// capture, so sled holds exactly the batches taken before it and every later batch
+    /// records what it overwrites. Closures run meanwhile only while it waits.
+    pub(crate) fn begin_capture<T>(
+        &self,
+        capture: Arc<Capture>,
+        at_point: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let mut w = lock(&self.shared.writer);
+        while w.committing.is_some() {
+            w = self
+                .shared
+                .applied
+                .wait(w)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if w.capture.is_some() {
+            return Err(Error::Backup("another backup is running".into()));
+        }
+        let out = at_point()?;
+        w.capture = Some(capture);
+        Ok(out)
+    }
+
+    /// Ends the capture: batches taken from now on record nothing.
+    pub(crate) fn end_capture(&self) {
+        lock(&self.shared.writer).capture = None;
+    }
+
     /// Stops the threads after committing and syncing whatever is open.
     pub(crate) fn stop(&self) {
         lock(&self.shared.writer).stop = true;
@@ -326,7 +363,7 @@ impl Drop for PanicGuard<'_> {
 fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mirror) {
     let _guard = PanicGuard(shared);
     loop {
-        let (batch, generation, inject) = {
+        let (batch, generation, capture, inject) = {
             let mut w = lock(&shared.writer);
             loop {
                 if shared.failure().is_some() {
@@ -349,14 +386,18 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
             let batch = Arc::new(std::mem::take(&mut w.open));
             let generation = w.open_gen;
             w.committing = Some(Arc::clone(&batch));
+            let capture = w.capture.clone();
             // The next batch starts filling while this one is applied and flushed.
             shared.room.notify_all();
             #[cfg(test)]
             let (_w, inject) = before_apply(shared, w);
             #[cfg(not(test))]
             let inject: Option<String> = None;
-            (batch, generation, inject)
+            (batch, generation, capture, inject)
         };
+        if let Some(capture) = &capture {
+            capture.record(trees, &batch);
+        }
         let applied = match inject {
             Some(msg) => Err(Error::Engine(msg)),
             None => write_set::apply(trees, &batch),
@@ -371,6 +412,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
         }
         // sled holds the batch now (or the store has failed): read through to it.
         lock(&shared.writer).committing = None;
+        shared.applied.notify_all();
         drop(batch);
         if applied.is_err() {
             return;

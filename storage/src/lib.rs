@@ -14,6 +14,8 @@
 //! write through a plain read calls [`Store::durable`] first; the server does anyway,
 //! before it answers.
 
+mod backup;
+mod capture;
 mod codec;
 mod error;
 mod group_commit;
@@ -31,6 +33,7 @@ use std::ops::RangeBounds;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use backup::{ExportItem, ExportSummary, Import, SnapshotInfo};
 pub use error::{Error, Result, TxError};
 pub use group_commit::BatchLimits;
 pub use keys::Key;
@@ -118,12 +121,15 @@ impl Store {
         config: &StoreConfig,
         limits: BatchLimits,
     ) -> Result<Store> {
+        // A database from a newer binary stays untouched: refused before sled opens it.
+        schema::refuse_newer_marker(dir)?;
         let db = open_sled(dir, config)?;
         let trees = TABLE_NAMES
             .iter()
             .map(|name| db.open_tree(name))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         schema::upgrade(&db, &trees[tables::Meta::INDEX])?;
+        schema::write_marker(dir, SCHEMA_VERSION)?;
         let io = |e: std::io::Error| Error::Engine(e.to_string());
         let log = Arc::new(File::open(dir.join("db")).map_err(io)?);
         // The schema write above was flushed by sled only (no fdatasync); persist it and
@@ -263,6 +269,15 @@ impl Store {
     }
 
     /// Cheap liveness check for `/health`: the committer has not failed and a read works.
+    /// Streams a consistent snapshot of every table to `sink` while transactions keep
+    /// committing (see `backup.rs`); one export runs at a time.
+    pub fn export(
+        &self,
+        sink: &mut dyn FnMut(ExportItem<'_>) -> std::io::Result<()>,
+    ) -> Result<ExportSummary> {
+        backup::export(&self.inner.db, &self.inner.trees, &self.inner.commits, sink)
+    }
+
     /// Reports every batch and fdatasync to `o` from now on; `false` if an observer was set
     /// already.
     pub fn observe(&self, o: Arc<dyn CommitObserver>) -> bool {

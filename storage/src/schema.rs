@@ -10,7 +10,7 @@ use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 /// The schema this binary writes.
 pub const CURRENT: u32 = 5;
 
-const VERSION_KEY: &str = "schema_version";
+pub(crate) const VERSION_KEY: &str = "schema_version";
 
 /// One step from `from` to `from + 1`.
 type Migration = fn(&sled::Db) -> Result<()>;
@@ -105,11 +105,10 @@ fn count_wanted_kinds(db: &sled::Db) -> Result<()> {
     Ok(())
 }
 
-/// Reads the stored version, refuses a newer one, runs pending migrations and records
-/// the current version.
-pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
-    let key = VERSION_KEY.to_string().encode();
-    let found = match meta.get(&key)? {
+/// The stored version (`CURRENT` for a new database); an error if it is newer than
+/// this binary. Reads only, so a refused database is left as it was.
+pub(crate) fn refuse_newer(meta: &sled::Tree) -> Result<u32> {
+    let found = match meta.get(VERSION_KEY.to_string().encode())? {
         Some(bytes) => codec::decode::<u64>(Meta::NAME, &bytes)? as u32,
         None => CURRENT,
     };
@@ -119,6 +118,51 @@ pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
             supported: CURRENT,
         });
     }
+    Ok(found)
+}
+
+/// A file beside sled's own naming the schema version, so that a database written by a
+/// newer binary is refused before sled opens it: sled rewrites its files on every open
+/// (recovery persists its id generator), which a refusal must not do. A database
+/// without it was written before the file existed, by an older binary.
+const MARKER: &str = "fulfilld-schema";
+
+/// Refuses `dir` if its marker names a newer schema than this binary's.
+pub(crate) fn refuse_newer_marker(dir: &std::path::Path) -> Result<()> {
+    let found = match std::fs::read_to_string(dir.join(MARKER)) {
+        Ok(text) => text.trim().parse::<u32>().map_err(|_| Error::Corrupt {
+            table: MARKER,
+            detail: format!("not a version number: {text:?}"),
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::Engine(format!("reading {MARKER}: {e}"))),
+    };
+    if found > CURRENT {
+        return Err(Error::SchemaTooNew {
+            found,
+            supported: CURRENT,
+        });
+    }
+    Ok(())
+}
+
+/// Records `version` in the marker file (replaced atomically; made durable with the
+/// directory by the caller's directory sync).
+pub(crate) fn write_marker(dir: &std::path::Path, version: u32) -> Result<()> {
+    let io = |e: std::io::Error| Error::Engine(format!("writing {MARKER}: {e}"));
+    let tmp = dir.join(format!("{MARKER}.tmp"));
+    std::fs::write(&tmp, format!("{version}\n")).map_err(io)?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&tmp, dir.join(MARKER)).map_err(io)
+}
+
+/// Reads the stored version, refuses a newer one, runs pending migrations and records
+/// the current version.
+pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
+    let key = VERSION_KEY.to_string().encode();
+    let found = refuse_newer(meta)?;
     for (from, step) in MIGRATIONS {
         if *from >= found && *from < CURRENT {
             step(db)?;

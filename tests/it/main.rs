@@ -9,6 +9,7 @@ mod inbound;
 mod inventory;
 mod lifecycle;
 mod metrics;
+mod ops;
 mod order_paths;
 mod orders;
 mod packing_api;

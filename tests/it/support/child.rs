@@ -129,3 +129,22 @@ pub fn admin(args: &[&str]) -> (bool, Value) {
     let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.success(), v)
 }
+
+/// `fulfilld check` on a stopped server's data dir must pass.
+pub fn assert_check_passes(dir: &Path) {
+    let out = std::process::Command::new(bin())
+        .args([
+            "check",
+            "--data-dir",
+            dir.to_str().expect("utf-8 temp path"),
+        ])
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run fulfilld check");
+    assert!(
+        out.status.success(),
+        "check failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -13,7 +13,7 @@ use storage::Store;
 use tempfile::TempDir;
 use tokio::sync::mpsc;
 
-use super::{body, ChildServer};
+use super::{assert_check_passes, body, ChildServer};
 
 /// A check run on the restarted server after every restart (e.g. a consistency check).
 type AfterRestart = Box<dyn FnMut(&ChildServer) + Send>;
@@ -120,8 +120,11 @@ impl Crashable {
         answer
     }
 
+    /// Kills the server, then runs `fulfilld check` on what it left: every crash test checks
+    /// the database's integrity before its restart.
     pub fn kill9(&mut self) {
         self.server.take().expect("server running").kill9();
+        assert_check_passes(self.dir.path());
     }
 
     /// Starts the server again on the same data dir, then runs the after-restart checks.

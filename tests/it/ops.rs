@@ -1,0 +1,654 @@
+//! Operations through the real binary: an online backup while writers create orders
+//! restores every order acknowledged before it began and passes `check`; a backup killed
+//! mid-write leaves no complete-looking file; damaged and foreign files are refused with
+//! nothing written; an older schema migrates on first start; `check` finds planted
+//! inconsistencies; scheduled backups rotate; closed pipes and newer schemas.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use storage::tables::{Inventory, Meta, OrdersByExternalId};
+use storage::{Abort, Store};
+
+use crate::support::{assert_check_passes, bin, ChildServer, Server};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run fulfilld")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+fn order(ext: &str) -> Value {
+    json!({"externalId": ext, "customerEmail": "ann@example.com", "items": [{"sku": "MUG", "quantity": 1}],
+           "shippingAddresses": [{"line1": "1 Main St", "city": "Reno", "postalCode": "89501", "country": "US"}]})
+}
+
+async fn catalog(s: &Server) {
+    s.subscribe_all().await;
+    let (st, v) = s
+        .post(
+            "/api/products",
+            &json!({"sku": "MUG", "name": "Mug", "price": 2}),
+        )
+        .await;
+    assert_eq!(st, 201, "{v}");
+    for wh in ["A", "B"] {
+        let (st, _) = s
+            .post("/api/warehouses", &json!({"id": wh, "name": wh}))
+            .await;
+        assert_eq!(st, 201);
+        let (st, _) = s
+            .post(
+                "/api/inventory",
+                &json!({"sku": "MUG", "warehouseId": wh, "onHand": 1_000_000}),
+            )
+            .await;
+        assert_eq!(st, 201);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_online_backup_while_orders_are_created_restores_every_order_acknowledged_before_it() {
+    let s = Server::start().await;
+    catalog(&s).await;
+    let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (enough_tx, mut enough_rx) = tokio::sync::mpsc::channel::<()>(1);
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        let (http, url, key) = (
+            s.http.clone(),
+            s.url("/api/orders"),
+            s.creds.api_key.clone(),
+        );
+        let (acked, stop, enough) = (acked.clone(), stop.clone(), enough_tx.clone());
+        writers.push(tokio::spawn(async move {
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let ext = format!("B-{w}-{i}");
+                i += 1;
+                let r = http
+                    .post(&url)
+                    .header("X-API-Key", &key)
+                    .json(&order(&ext))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status(), 201);
+                let v: Value = r.json().await.unwrap();
+                let mut a = acked.lock().unwrap();
+                a.push((ext, v["id"].as_str().unwrap().to_string()));
+                if a.len() == 100 {
+                    let _ = enough.try_send(());
+                }
+            }
+        }));
+    }
+    drop(enough_tx);
+    enough_rx.recv().await.unwrap();
+    let before: Vec<(String, String)> = acked.lock().unwrap().clone();
+    let backups = tempfile::tempdir().unwrap();
+    let file = backups.path().join("live.backup");
+    let out = {
+        let (dir, file) = (s.dir.path().to_path_buf(), file.clone());
+        tokio::task::spawn_blocking(move || {
+            run(&["backup", "--data-dir", path(&dir), "--out", path(&file)])
+        })
+        .await
+        .unwrap()
+    };
+    let during = acked.lock().unwrap().len();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for w in writers {
+        w.await.unwrap();
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["schema_version"].as_u64(),
+        Some(u64::from(storage::SCHEMA_VERSION))
+    );
+    assert!(
+        during > before.len(),
+        "writes were served while the backup ran"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the backup holds keys");
+
+    let restored = tempfile::tempdir().unwrap();
+    let target = restored.path().join("data");
+    let out = run(&[
+        "restore",
+        "--from",
+        path(&file),
+        "--data-dir",
+        path(&target),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_check_passes(&target);
+    {
+        let store = Store::open(&target.join("db"), &Default::default()).unwrap();
+        for (ext, _) in &before {
+            assert!(
+                store.get::<OrdersByExternalId>(ext).unwrap().is_some(),
+                "acknowledged {ext} missing from the backup"
+            );
+        }
+    }
+    // The restored server serves them, with the original keys and clients.
+    let server = ChildServer::spawn(&target, &[]);
+    assert_eq!(
+        std::fs::read(target.join("tls/cert.pem")).unwrap(),
+        std::fs::read(s.dir.path().join("tls/cert.pem")).unwrap()
+    );
+    let http = server.client();
+    for (_, id) in before.iter().step_by(10) {
+        let r = http
+            .get(server.url(&format!("/api/orders/{id}")))
+            .header("X-API-Key", &s.creds.api_key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "order {id}");
+    }
+}
+
+/// A data dir with about 20 MB of outbox events, so a backup takes a while.
+fn big_data_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let store = fulfilld::open_store(&crate::support::test_config(dir.path())).unwrap();
+    let blob = "x".repeat(100_000);
+    for i in 0..200 {
+        store
+            .transact(|tx| {
+                tx.emit(storage::NewEvent {
+                    id: format!("evt_{i}"),
+                    kind: "test.blob".into(),
+                    timestamp: "2026-01-01T00:00:00Z".into(),
+                    data_json: blob.clone(),
+                })?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+    }
+    store.flush().unwrap();
+    dir
+}
+
+#[test]
+fn a_backup_killed_mid_write_leaves_no_file_that_looks_complete() {
+    let data = big_data_dir();
+    let backups = tempfile::tempdir().unwrap();
+    let file = backups.path().join("killed.backup");
+    let partial = fulfilld::ops::backup::partial_path(&file);
+    let mut child = Command::new(bin())
+        .args([
+            "backup",
+            "--data-dir",
+            path(data.path()),
+            "--out",
+            path(&file),
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it is writing, then kill -9 (polling: a file appearing sends no signal).
+    loop {
+        if std::fs::metadata(&partial).is_ok_and(|m| m.len() > 0) {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the backup ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !file.exists(),
+        "a killed backup must not have its final name"
+    );
+    let target = backups.path().join("restored");
+    let out = run(&[
+        "restore",
+        "--from",
+        path(&partial),
+        "--data-dir",
+        path(&target),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("truncated"), "{err}");
+    assert!(!target.exists());
+    // A later backup to the same name completes and replaces the leftover.
+    let out = run(&[
+        "backup",
+        "--data-dir",
+        path(data.path()),
+        "--out",
+        path(&file),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!partial.exists());
+    fulfilld::ops::restore::verify(&file).unwrap();
+}
+
+/// A small but complete backup of a server with one order.
+async fn small_backup(dir: &Path) -> (PathBuf, Server) {
+    let s = Server::start().await;
+    catalog(&s).await;
+    let (st, _) = s.post("/api/orders", &order("ONE")).await;
+    assert_eq!(st, 201);
+    let file = dir.join("small.backup");
+    let out = {
+        let (d, f) = (s.dir.path().to_path_buf(), file.clone());
+        tokio::task::spawn_blocking(move || {
+            run(&["backup", "--data-dir", path(&d), "--out", path(&f)])
+        })
+        .await
+        .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (file, s)
+}
+
+#[tokio::test]
+async fn corrupt_truncated_and_foreign_files_are_refused_with_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, _server) = small_backup(tmp.path()).await;
+    let good = std::fs::read(&file).unwrap();
+    let mut flipped = good.clone();
+    let mid = good.len() / 2;
+    flipped[mid] ^= 0x40;
+    let mut version = good.clone();
+    version[16..20].copy_from_slice(&99u32.to_le_bytes());
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty", Vec::new(), "not a fulfilld backup"),
+        (
+            "foreign",
+            b"PK\x03\x04 a zip file, not ours at all".to_vec(),
+            "not a fulfilld backup",
+        ),
+        ("magic only", good[..16].to_vec(), "truncated"),
+        ("half", good[..mid].to_vec(), "truncated"),
+        (
+            "last byte gone",
+            good[..good.len() - 1].to_vec(),
+            "truncated",
+        ),
+        ("flipped byte", flipped, "corrupt"),
+        ("future format", version, "format version 99"),
+        (
+            "trailing bytes",
+            [good.clone(), b"junk".to_vec()].concat(),
+            "follow the end marker",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        let bad = tmp.path().join(format!("{name}.backup"));
+        std::fs::write(&bad, &bytes).unwrap();
+        let target = tmp.path().join(format!("restore-{name}"));
+        let out = run(&["restore", "--from", path(&bad), "--data-dir", path(&target)]);
+        assert!(!out.status.success(), "{name} was restored");
+        let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
+        assert!(
+            err.contains(expected) || (expected == "corrupt" && err.contains("checksum mismatch")),
+            "{name}: {err}"
+        );
+        assert!(!target.exists(), "{name}: something was written");
+        let staging: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".restoring"))
+            .collect();
+        assert!(staging.is_empty(), "{name}: a staging dir was left");
+    }
+    // A non-empty target is refused and left alone, even with a good file.
+    let busy = tmp.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("keep.txt"), b"mine").unwrap();
+    let out = run(&["restore", "--from", path(&file), "--data-dir", path(&busy)]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    assert_eq!(std::fs::read_dir(&busy).unwrap().count(), 1);
+}
+
+type Entries = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// Rewrites a backup through `edit` (entries per table), recomputing its checksum.
+fn rewrite(
+    from: &Path,
+    to: &Path,
+    header: impl Fn(&mut fulfilld::ops::archive::Header),
+    edit: impl Fn(&str, &mut BTreeMap<Vec<u8>, Vec<u8>>),
+) {
+    use fulfilld::ops::archive::{read, Item, Writer};
+    let mut head = None;
+    let mut files = Vec::new();
+    let mut tables: Vec<(String, Entries)> = Vec::new();
+    read(from, &mut |item| {
+        match item {
+            Item::Header(h) => head = Some(h.clone()),
+            Item::File { name, bytes } => files.push((name.to_string(), bytes.to_vec())),
+            Item::Table(name) => tables.push((name.to_string(), BTreeMap::new())),
+            Item::Entry { key, value } => {
+                tables
+                    .last_mut()
+                    .unwrap()
+                    .1
+                    .insert(key.to_vec(), value.to_vec());
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    let mut head = head.unwrap();
+    header(&mut head);
+    let mut w = Writer::new(std::fs::File::create(to).unwrap()).unwrap();
+    w.header(&head).unwrap();
+    for (name, bytes) in &files {
+        w.file(name, bytes).unwrap();
+    }
+    for (name, mut entries) in tables {
+        edit(&name, &mut entries);
+        w.table(&name).unwrap();
+        for (k, v) in entries {
+            w.entry(&k, &v).unwrap();
+        }
+    }
+    w.finish().unwrap();
+}
+
+fn meta_key(k: &str) -> Vec<u8> {
+    storage::keys::Key::encode(&k.to_string())
+}
+
+#[tokio::test]
+async fn a_backup_of_an_older_schema_restores_and_is_migrated_on_first_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, _server) = small_backup(tmp.path()).await;
+    // Schema 4 had no per-kind counts of wanting subscriptions (5 added them).
+    let old = tmp.path().join("schema4.backup");
+    rewrite(
+        &file,
+        &old,
+        |h| h.schema_version = 4,
+        |table, entries| {
+            if table == "meta" {
+                entries.retain(|k, _| !k.starts_with(&meta_key("webhooks_wanting:")[..17]));
+                let mut four = vec![1u8];
+                four.extend(bincode_u64(4));
+                entries.insert(meta_key("schema_version"), four);
+            }
+        },
+    );
+    let target = tmp.path().join("data");
+    let out = run(&["restore", "--from", path(&old), "--data-dir", path(&target)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["migrates_on_start"], true, "{report}");
+    let server = ChildServer::spawn(&target, &[]);
+    assert_eq!(server.terminate().code(), Some(0));
+    let store = Store::open(&target.join("db"), &Default::default()).unwrap();
+    assert_eq!(
+        store.get::<Meta>(&"schema_version".to_string()).unwrap(),
+        Some(u64::from(storage::SCHEMA_VERSION))
+    );
+    assert!(
+        store
+            .get::<Meta>(&storage::wanted_kind_key("order.created"))
+            .unwrap()
+            .is_some(),
+        "the migration counted the subscription's kinds"
+    );
+    drop(store);
+    assert_check_passes(&target);
+}
+
+/// bincode 2's standard varint encoding of a small u64, as `codec` writes it.
+fn bincode_u64(n: u64) -> Vec<u8> {
+    assert!(n < 251);
+    vec![n as u8]
+}
+
+#[tokio::test]
+async fn check_reports_planted_inconsistencies_and_exits_non_zero() {
+    let mut s = Server::start().await;
+    catalog(&s).await;
+    let (st, _) = s.post("/api/orders", &order("PLANT")).await;
+    assert_eq!(st, 201);
+    s.signal_stop();
+    s.join().await.unwrap();
+    let dir = s.dir.path().to_path_buf();
+    let store = s.store.clone();
+    let inv = store.iter::<Inventory>().next().unwrap().unwrap().1;
+    store
+        .transact(|tx| {
+            let mut rec = inv.clone();
+            rec.reserved += 1;
+            tx.insert::<Inventory>(&rec.id, &rec)?;
+            tx.remove::<OrdersByExternalId>(&"PLANT".to_string())?;
+            tx.insert::<Meta>(&"orders".to_string(), &7)?;
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+    store.flush().unwrap();
+    drop(store);
+    drop(s.store);
+    let out = tokio::task::spawn_blocking(move || run(&["check", "--data-dir", path(&dir)]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    let problems: Vec<String> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let has = |s: &str| problems.iter().any(|p| p.contains(s));
+    assert!(has("orders_by_external_id"), "{problems:?}");
+    assert!(has("\"orders\" is 7"), "{problems:?}");
+    assert!(has("the open orders hold"), "{problems:?}");
+    assert!(has("audit trail"), "{problems:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduled_backups_rotate_and_a_failing_one_is_counted_without_stopping() {
+    use fulfilld::config::BackupSchedule;
+    use fulfilld::ops::schedule::{listed, run as schedule, Status};
+    use std::sync::atomic::Ordering;
+    let data = tempfile::tempdir().unwrap();
+    let store = fulfilld::open_store(&crate::support::test_config(data.path())).unwrap();
+    let backups = tempfile::tempdir().unwrap();
+    let plan = BackupSchedule {
+        dir: backups.path().join("scheduled"),
+        interval: std::time::Duration::from_millis(20),
+        keep: 2,
+    };
+    let (trigger, signal) = fulfilld::shutdown::channel();
+    let status = Arc::new(Status::default());
+    let task = tokio::spawn(schedule(
+        store.clone(),
+        data.path().to_path_buf(),
+        plan.clone(),
+        status.clone(),
+        signal.clone(),
+    ));
+    let mut attempts = status.attempts();
+    attempts.wait_for(|n| *n >= 4).await.unwrap();
+    trigger.fire();
+    task.await.unwrap();
+    assert_eq!(status.failed.load(Ordering::Relaxed), 0);
+    assert!(status.succeeded.load(Ordering::Relaxed) >= 4);
+    assert!(status.last_success_unix.load(Ordering::Relaxed) > 0);
+    let kept = listed(&plan.dir).unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    for f in &kept {
+        fulfilld::ops::restore::verify(f).unwrap();
+    }
+
+    // A backup_dir that cannot be created: counted, logged, and the schedule goes on.
+    let blocked = backups.path().join("a-file");
+    std::fs::write(&blocked, b"not a dir").unwrap();
+    let failing = BackupSchedule {
+        dir: blocked.join("sub"),
+        ..plan
+    };
+    let (trigger, signal) = fulfilld::shutdown::channel();
+    let status = Arc::new(Status::default());
+    let task = tokio::spawn(schedule(
+        store.clone(),
+        data.path().to_path_buf(),
+        failing,
+        status.clone(),
+        signal,
+    ));
+    status.attempts().wait_for(|n| *n >= 2).await.unwrap();
+    trigger.fire();
+    task.await.unwrap();
+    assert_eq!(status.failed.load(Ordering::Relaxed), 2);
+    assert!(status.last_error.lock().unwrap().is_some());
+    store.check().unwrap();
+}
+
+/// Runs the binary with a stdout whose reading end is already closed.
+fn with_closed_stdout(args: &[&str]) -> Output {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe(2) fills two new descriptors we then own.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    Command::new(bin())
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run fulfilld")
+}
+
+#[test]
+fn every_subcommand_exits_quietly_on_a_closed_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = path(dir.path());
+    let file = dir.path().join("b.backup");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["clients", "list", "--data-dir", data],
+        vec!["backup", "--data-dir", data, "--out", path(&file)],
+        vec!["check", "--data-dir", data],
+        vec!["restore", "--help"],
+    ];
+    for args in cases {
+        let out = with_closed_stdout(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+    // Unknown words still fail, with their message on stderr.
+    let out = with_closed_stdout(&["nonsense"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Unrecognized"));
+}
+
+fn file_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(file_bytes(&p));
+        } else {
+            out.insert(p.clone(), std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_database_from_a_newer_schema_is_refused_at_start_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = fulfilld::open_store(&crate::support::test_config(dir.path())).unwrap();
+        store
+            .transact(|tx| {
+                tx.insert::<Meta>(&"schema_version".to_string(), &99)?;
+                Ok::<_, Abort<()>>(())
+            })
+            .unwrap();
+        store.flush().unwrap();
+    }
+    // As a newer binary leaves it.
+    std::fs::write(dir.path().join("db/fulfilld-schema"), "99\n").unwrap();
+    let before = file_bytes(dir.path());
+    let out = run(&[
+        "serve",
+        "--data-dir",
+        path(dir.path()),
+        "--listen",
+        "127.0.0.1:0",
+        "--packing-listen",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("schema version 99 is newer than this binary supports"),
+        "{err}"
+    );
+    assert!(
+        file_bytes(dir.path()) == before,
+        "the refused data dir was modified"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("b.backup");
+    let out = run(&[
+        "backup",
+        "--data-dir",
+        path(dir.path()),
+        "--out",
+        path(&file),
+    ]);
+    assert!(!out.status.success(), "backup opened a newer schema");
+    assert!(!file.exists());
+    let out = run(&["check", "--data-dir", path(dir.path())]);
+    assert!(!out.status.success(), "check opened a newer schema");
+    assert!(
+        file_bytes(dir.path()) == before,
+        "a refused command modified the data dir"
+    );
+}
