@@ -256,6 +256,49 @@ fn a_backup_killed_mid_write_leaves_no_file_that_looks_complete() {
     fulfilld::ops::restore::verify(&file).unwrap();
 }
 
+#[test]
+fn a_server_killed_during_an_online_backup_leaves_no_file_that_looks_complete() {
+    let data = big_data_dir();
+    let server = ChildServer::spawn(data.path(), &[]);
+    let backups = tempfile::tempdir().unwrap();
+    let file = backups.path().join("online.backup");
+    let partial = fulfilld::ops::backup::partial_path(&file);
+    let mut cli = Command::new(bin())
+        .args([
+            "backup",
+            "--data-dir",
+            path(data.path()),
+            "--out",
+            path(&file),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The server writes the file; kill -9 it once it is writing (polled: no signal).
+    loop {
+        if std::fs::metadata(&partial).is_ok_and(|m| m.len() > 0) {
+            break;
+        }
+        assert!(
+            cli.try_wait().unwrap().is_none(),
+            "the backup ended before the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    server.kill9();
+    assert!(
+        !cli.wait().unwrap().success(),
+        "the CLI reports the lost backup"
+    );
+    assert!(
+        !file.exists(),
+        "a killed backup must not have its final name"
+    );
+    let err = fulfilld::ops::restore::verify(&partial).unwrap_err();
+    assert!(format!("{err:#}").contains("truncated"), "{err:#}");
+}
+
 /// A small but complete backup of a server with one order.
 async fn small_backup(dir: &Path) -> (PathBuf, Server) {
     let s = Server::start().await;
