@@ -28,21 +28,34 @@ pub struct TokenSigner {
     ttl_secs: i64,
 }
 
+/// Writes a new random key (mode 0600) to `path`.
+fn create(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut b = vec![0u8; 32];
+    SystemRandom::new()
+        .fill(&mut b)
+        .map_err(|_| anyhow::anyhow!("no system randomness"))?;
+    write_private(path, &b)?;
+    Ok(b)
+}
+
 impl TokenSigner {
-    /// Loads the signing key, creating a random one on first start.
+    /// Loads the signing key, creating a random one on first start, or in place of an
+    /// empty file (left by a crash while it was written), with a warning.
     pub fn load_or_create(data_dir: &Path, ttl_secs: i64) -> anyhow::Result<TokenSigner> {
         let path = data_dir.join(KEY_FILE);
         let bytes = match std::fs::read(&path) {
             Ok(b) if b.len() == 32 => b,
-            Ok(_) => anyhow::bail!("{} is not a 32-byte key", path.display()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut b = vec![0u8; 32];
-                SystemRandom::new()
-                    .fill(&mut b)
-                    .map_err(|_| anyhow::anyhow!("no system randomness"))?;
-                write_private(&path, &b)?;
-                b
+            Ok(b) if b.is_empty() => {
+                tracing::warn!(
+                    path = %path.display(),
+                    "the token signing key is empty (a crash while it was written?); \
+                     generating a new one: access tokens issued earlier stop working and \
+                     clients must request new ones"
+                );
+                create(&path)?
             }
+            Ok(_) => anyhow::bail!("{} is not a 32-byte key", path.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(&path)?,
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
         Ok(TokenSigner {
@@ -100,5 +113,23 @@ mod tests {
         assert!(again.verify(&t, 1001).is_some());
         let other = TokenSigner::load_or_create(tempfile::tempdir().unwrap().path(), 3600).unwrap();
         assert!(other.verify(&t, 1001).is_none());
+    }
+
+    #[test]
+    fn an_empty_key_file_is_replaced_and_a_short_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = TokenSigner::load_or_create(dir.path(), 3600)
+            .unwrap()
+            .issue("cli_1", 1000);
+        std::fs::write(dir.path().join(KEY_FILE), b"").unwrap();
+        let fresh = TokenSigner::load_or_create(dir.path(), 3600).unwrap();
+        assert!(
+            fresh.verify(&t, 1001).is_none(),
+            "earlier tokens stop working"
+        );
+        assert_eq!(std::fs::read(dir.path().join(KEY_FILE)).unwrap().len(), 32);
+        std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
+        let err = TokenSigner::load_or_create(dir.path(), 3600).err().unwrap();
+        assert!(err.to_string().contains(KEY_FILE), "{err}");
     }
 }

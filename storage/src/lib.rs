@@ -136,6 +136,10 @@ impl Store {
         // the directory entries of files sled created on a first open.
         group_commit::sync(&db, &log)?;
         File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        // And the database directory's own entry, which a first open created.
+        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            File::open(parent).and_then(|d| d.sync_all()).map_err(io)?;
+        }
         let mirror = Arc::new(Mirror::load(&trees)?);
         let commits =
             GroupCommit::start(db.clone(), trees.clone(), log, limits, Arc::clone(&mirror));

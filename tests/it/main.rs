@@ -3,6 +3,7 @@
 
 mod auth;
 mod bulk_import;
+mod crash_files;
 mod fulfillment;
 mod http_rules;
 mod inbound;
