@@ -1,8 +1,9 @@
 //! Long-budget MPV runs: packs chosen classes and sizes (instances 1-5, rotation allowed,
 //! support required) on several threads and prints every instance, each result validated.
 //! `cargo run -p packing --release --example mpv_subset -- --time-limit 60000 --threads 2
-//! [--classes 1,2,3] [--sizes 50,100,200]`. The budget is deterministic work, not wall time,
-//! so results do not depend on the machine's load.
+//! [--classes 1,2,3] [--sizes 50,100,200]`; `--time-limit 0` packs at default options and
+//! `--quiet` prints only the totals. The budget is deterministic work, not wall time, so the
+//! counts do not depend on the machine's load; the times (median and p95 per instance) do.
 
 use packing::{mpv, pack, validate, Orientation};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,6 +28,7 @@ fn main() {
     let threads = list(&args, "--threads", "1")[0].max(1) as usize;
     let classes = list(&args, "--classes", "1,2,3,4,5,6,7,8");
     let sizes = list(&args, "--sizes", "50,100,200");
+    let quiet = args.iter().any(|a| a == "--quiet");
     let mut jobs = Vec::new();
     for &c in &classes {
         for &n in &sizes {
@@ -45,19 +47,19 @@ fn main() {
                 let Some(&(c, n, v)) = jobs.get(i) else { break };
                 let inst = mpv::instance(c, n, v);
                 let mut req = inst.request(Orientation::Any);
-                req.options.time_limit_ms = Some(time_limit);
+                req.options.time_limit_ms = (time_limit > 0).then_some(time_limit);
                 let t = Instant::now();
                 let sol = pack(&req).expect("pack");
                 if let Err(e) = validate(&req, &sol) {
                     panic!("class {c} n {n} v {v}: invalid: {:?}", &e[..e.len().min(3)]);
                 }
+                let secs = t.elapsed().as_secs_f64();
                 let got = sol.summary.total_packages;
                 let lb = mpv::rotation_bound(&inst);
-                println!(
-                    "class {c} n {n} v {v}: {got} packages (bound {lb}), {:.1} s",
-                    t.elapsed().as_secs_f64()
-                );
-                results.lock().unwrap().push((c, got));
+                if !quiet {
+                    println!("class {c} n {n} v {v}: {got} packages (bound {lb}), {secs:.3} s");
+                }
+                results.lock().unwrap().push((c, got, n, secs));
             });
         }
     });
@@ -70,6 +72,23 @@ fn main() {
             .sum();
         println!("class {c} total: {sum}");
     }
+    let mut times: Vec<f64> = results.iter().map(|r| r.3 * 1e3).collect();
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    for &n in &sizes {
+        let sum: usize = results
+            .iter()
+            .filter(|r| r.2 as u64 == n)
+            .map(|r| r.1)
+            .sum();
+        println!("n {n} total: {sum}");
+    }
+    println!(
+        "time per instance: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        at(0.5),
+        at(0.95),
+        at(1.0)
+    );
     let total: usize = results.iter().map(|r| r.1).sum();
     println!(
         "all: {total} packages, time_limit_ms {time_limit}, {:.0} s",
