@@ -4,6 +4,7 @@
 
 use crate::assemble::{assemble, Plan};
 use crate::balance;
+use crate::blocks;
 use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
@@ -199,7 +200,19 @@ pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
             continue;
         }
         let seed = 0x9E37_79B9 ^ (units.len() as u64) << 20 ^ w as u64;
-        let pk = pack_depot(&p, &ctx, &p.depots[w], units, p.budget / busy, seed);
+        let depot = &p.depots[w];
+        let pk = match blocks::make(&p.kinds, units, &depot.boxes, &p.rules) {
+            Some(bl) => {
+                let bctx = Ctx::new(&bl.kinds, &p.rules);
+                let pk = pack_depot(&p, &bctx, depot, &bl.units, p.budget / busy, seed);
+                Packing {
+                    bins: pk.bins.iter().map(|b| bl.split(b, &ctx)).collect(),
+                    leftover: pk.leftover.iter().flat_map(|&k| bl.units_of(k)).collect(),
+                    left: pk.left,
+                }
+            }
+            None => pack_depot(&p, &ctx, depot, units, p.budget / busy, seed),
+        };
         for &k in &pk.leftover {
             unfitted.push((k, leftover_reason(k, &pk.bins, &ctx)));
         }

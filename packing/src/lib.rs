@@ -4,6 +4,7 @@
 mod assemble;
 mod balance;
 pub mod baseline;
+mod blocks;
 pub mod carts;
 mod construct;
 mod cover;
@@ -16,6 +17,7 @@ mod instructions;
 pub mod model;
 pub mod mpv;
 mod orientation;
+pub mod pallets;
 mod placement;
 mod point_first;
 mod problem;

@@ -261,3 +261,33 @@ fn thousands_of_identical_units_fill_the_fewest_boxes() {
         assert_eq!(placed(&sol, "unit"), 5000, "{dims:?}");
     }
 }
+
+/// A large pallet order is packed in columns and rows of identical cartons, split back into
+/// cartons that each rest fully on the floor or on the one below (the validator checks every
+/// unit), in fewer pallets than the plain packer needs.
+#[test]
+fn large_orders_pack_in_blocks_of_identical_cartons() {
+    let req = packing::pallets::large(3);
+    let units: i64 = req.items.iter().map(|it| it.quantity).sum();
+    let sol = solve(&req);
+    assert_eq!(sol.summary.total_items_packed as i64, units);
+    let plain = packing::baseline::pack(&req).expect("baseline");
+    assert!(sol.summary.total_packages < plain.summary.total_packages);
+    // Columns show as cartons of one SKU directly on top of each other.
+    let stacked: usize = sol
+        .packages
+        .iter()
+        .map(|p| {
+            let on_own_kind = |a: &&packing::PlacedItem| {
+                p.items.iter().any(|b| {
+                    b.item_id == a.item_id
+                        && b.position.x == a.position.x
+                        && b.position.z == a.position.z
+                        && (b.position.y + b.dimensions.height - a.position.y).abs() < 1e-9
+                })
+            };
+            p.items.iter().filter(on_own_kind).count()
+        })
+        .sum();
+    assert!(stacked > units as usize / 2, "{stacked} of {units}");
+}
