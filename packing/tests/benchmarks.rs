@@ -67,6 +67,25 @@ fn bounds_are_consistent_and_below_packings() {
     }
 }
 
+/// Nine cubes of side 34 need two bins of side 100 (two fit along each side, eight in all),
+/// which the volume bound misses and the dual-feasible functions find; eight cubes of side 50
+/// fill one bin exactly, and no function may claim more.
+#[test]
+fn dual_feasible_bound_counts_what_fits_along_each_side() {
+    let cubes = |side: i64, n: usize| mpv::Instance {
+        class: 8,
+        n,
+        index: 1,
+        bin: 100,
+        items: vec![[side; 3]; n],
+    };
+    assert_eq!(mpv::volume_bound(&cubes(34, 9)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(34, 9)), 2);
+    assert_eq!(mpv::dff_bound(&cubes(34, 8)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(50, 8)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(51, 3)), 3);
+}
+
 #[test]
 fn engine_beats_or_ties_the_plain_packer_on_sample_instances() {
     let (mut ours, mut plain) = (0, 0);
