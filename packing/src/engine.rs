@@ -5,6 +5,7 @@
 use crate::assemble::{assemble, Plan};
 use crate::balance;
 use crate::blocks;
+use crate::bound;
 use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
@@ -15,8 +16,9 @@ use crate::select;
 use crate::solution::UnfitReason;
 use crate::{PackRequest, PackSolution, Result};
 
-/// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, and by units
-/// that exceed half of the largest box along every axis in every turn (no two share a box).
+/// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that
+/// exceed half of the largest box along every axis in every turn (no two share a box), and by
+/// dual-feasible functions when one box kind contains all the others.
 fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     let usable: Vec<_> = depot
         .boxes
@@ -41,7 +43,14 @@ fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
         .count();
     let by_vol = ((vol + vmax - 1) / vmax) as usize;
     let by_wt = ((wt + cmax - 1) / cmax) as usize;
-    by_vol.max(by_wt).max(big)
+    // Boxes that all fit inside one of them: no packing needs fewer than into that one.
+    let outer = usable.iter().find(|o| {
+        usable
+            .iter()
+            .all(|b| (0..3).all(|a| b.size[a] <= o.size[a]))
+    });
+    let by_dff = outer.map_or(0, |o| bound::dff(units, ctx.kinds, o.size));
+    by_vol.max(by_wt).max(big).max(by_dff)
 }
 
 /// Packs the units one warehouse ships.

@@ -5,6 +5,7 @@ mod assemble;
 mod balance;
 pub mod baseline;
 mod blocks;
+mod bound;
 pub mod carts;
 mod construct;
 mod cover;
