@@ -4,7 +4,7 @@
 //! and tighter (Fanslau and Bortfeldt's blocks of identical boxes, kept to columns and rows of
 //! one turn, so every unit rests fully on the one below or on the floor).
 
-use crate::orientation::turns;
+use crate::orientation::{turns, Turn};
 use crate::placement::{Bin, Ctx, Placed};
 use crate::problem::{BoxKind, Kind, Rules};
 use crate::Orientation;
@@ -49,15 +49,22 @@ fn row_of(a: i64, width: i64, length: i64) -> (i64, f64) {
         .unwrap_or((0, 0.0))
 }
 
-/// The unit turn to stack: the one whose height wastes least of `height`, then the larger
-/// footprint; `None` when no turn fits twice.
-fn column_turn(k: &Kind, height: i64) -> Option<(usize, i64)> {
+/// The unit turn to stack: the one whose columns fill the most of `height` times the most of
+/// a span across the `floor` (width, length) in a row, earlier turns on ties; `None` when no
+/// turn stacks twice.
+fn column_turn(k: &Kind, height: i64, floor: (i64, i64)) -> Option<(usize, i64)> {
     let waste = |h: i64| height - (height / h) * h;
+    let (w, l) = floor;
+    let score = |t: &Turn| {
+        let stacked = 1.0 - waste(t.dim[1]) as f64 / height as f64;
+        let across = row_of(t.dim[0], w, l).1.max(row_of(t.dim[2], w, l).1);
+        stacked * across
+    };
     k.turns
         .iter()
         .enumerate()
         .filter(|(_, t)| 2 * t.dim[1] <= height)
-        .min_by_key(|(i, t)| (waste(t.dim[1]), -(t.dim[0] * t.dim[2]), *i))
+        .max_by(|a, b| score(a.1).total_cmp(&score(b.1)).then(b.0.cmp(&a.0)))
         .map(|(i, t)| (i, height / t.dim[1]))
 }
 
@@ -127,7 +134,7 @@ pub(crate) fn make(
             out.units.extend(std::iter::repeat_n(k as u32, n));
             continue;
         }
-        let Some((t, m)) = column_turn(kind, height) else {
+        let Some((t, m)) = column_turn(kind, height, (width, length)) else {
             out.units.extend(std::iter::repeat_n(k as u32, n));
             continue;
         };
@@ -191,7 +198,8 @@ pub(crate) fn make(
         } else {
             add(1, columns, &mut out);
         }
-        out.units.extend(std::iter::repeat_n(k as u32, n % m));
+        out.units
+            .extend(std::iter::repeat_n(k as u32, n - columns * m));
     }
     // A column conflicts with whatever its unit kind conflicts with, and with its columns.
     let n = out.kinds.len();
