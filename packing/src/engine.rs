@@ -190,8 +190,9 @@ fn leftover_reason(k: u32, bins: &[Bin], ctx: &Ctx) -> UnfitReason {
     }
 }
 
-/// The whole pipeline (see the module comment).
-pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
+/// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
+/// returns, others search from other seeds.
+pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
     let p = problem::build(req)?;
     let ctx = Ctx::new(&p.kinds, &p.rules);
     let assignment = select::assign(&p);
@@ -208,7 +209,10 @@ pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
             bins.push(Vec::new());
             continue;
         }
-        let seed = 0x9E37_79B9 ^ (units.len() as u64) << 20 ^ w as u64;
+        let seed = 0x9E37_79B9
+            ^ (units.len() as u64) << 20
+            ^ w as u64
+            ^ variant.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let depot = &p.depots[w];
         let pk = match blocks::make(&p.kinds, units, &depot.boxes, &p.rules) {
             Some(bl) => {

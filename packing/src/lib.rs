@@ -21,6 +21,7 @@ mod orientation;
 pub mod pallets;
 mod placement;
 mod point_first;
+mod portfolio;
 mod problem;
 pub mod rng;
 mod select;
@@ -30,6 +31,7 @@ mod validate;
 pub use error::{Error, Result};
 pub use model::*;
 pub use placement::{SUPPORT_DEN, SUPPORT_NUM};
+pub use portfolio::{better_solution, pack_portfolio, pack_variant};
 pub use problem::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT, WORK_PER_MS};
 pub use solution::*;
 pub use validate::{validate, Violation, CONTACT_TOLERANCE};
@@ -67,7 +69,12 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 /// assert!(validate(&req, &sol).is_ok());
 /// ```
 pub fn pack(req: &PackRequest) -> Result<PackSolution> {
-    let sol = engine::solve(req)?;
+    portfolio::pack_variant(req, 0)
+}
+
+/// Runs the engine with search seed `variant` and validates the result (see [`pack`]).
+fn solve_checked(req: &PackRequest, variant: u64) -> Result<PackSolution> {
+    let sol = engine::solve(req, variant)?;
     match validate(req, &sol) {
         Ok(()) => Ok(sol),
         Err(v) => {
