@@ -3,7 +3,8 @@
 //! `cargo run -p packing --release --example mpv_subset -- --time-limit 60000 --threads 2
 //! [--classes 1,2,3] [--sizes 50,100,200]`; `--time-limit 0` packs at default options and
 //! `--quiet` prints only the totals; `--variants K` keeps the best of K portfolio variants
-//! packed one after the other (times then add up over the variants). The budget is deterministic work, not wall time, so the
+//! packed one after the other (times then add up over the variants); `--min-support S` lets
+//! units rest on a share S of their base. The budget is deterministic work, not wall time, so the
 //! counts do not depend on the machine's load; the times (median and p95 per instance) do.
 
 use packing::{mpv, pack_portfolio, validate, Orientation};
@@ -38,6 +39,11 @@ fn main() {
     let sizes = list(&args, "--sizes", "50,100,200");
     let quiet = args.iter().any(|a| a == "--quiet");
     let variants = list(&args, "--variants", "1")[0].max(1) as u32;
+    let min_support = args
+        .iter()
+        .position(|a| a == "--min-support")
+        .and_then(|i| args.get(i + 1))
+        .map_or(1.0, |s| s.parse::<f64>().expect("a share from 0.5 to 1"));
     let mut jobs = Vec::new();
     for &c in &classes {
         for &n in &sizes {
@@ -57,6 +63,7 @@ fn main() {
                 let inst = mpv::instance(c, n, v);
                 let mut req = inst.request(Orientation::Any);
                 req.options.time_limit_ms = (time_limit > 0).then_some(time_limit);
+                req.options.min_support = min_support;
                 let (t, c0) = (Instant::now(), cpu_ms());
                 let sol = pack_portfolio(&req, variants).expect("pack");
                 let cpu = c0.zip(cpu_ms()).map(|(a, b)| b - a);

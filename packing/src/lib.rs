@@ -50,8 +50,8 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 /// Conventions: lengths and weights are in the request's units, resolved internally to 1/1000
 /// of a length unit (item sizes rounded up, box sizes down) so geometry is exact; `x` runs
 /// along a box's width, `y` is vertical, `z` runs along its length; a unit "rests" when its
-/// whole base ([`SUPPORT_NUM`]/[`SUPPORT_DEN`]) lies on the floor or on tops of units directly
-/// below it; the same request and time limit always give the same solution.
+/// whole base ([`SUPPORT_NUM`]/[`SUPPORT_DEN`]), or the share `options.min_support`, lies on
+/// the floor or on tops of units directly below it; the same request and time limit always give the same solution.
 ///
 /// ```
 /// use packing::{pack, validate, BoxType, Item, PackRequest, Warehouse};
