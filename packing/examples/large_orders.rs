@@ -26,7 +26,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|s| s.parse().ok())
         .unwrap_or(100);
-    let (mut ours, mut plain, mut units) = (0, 0, 0);
+    let (mut ours, mut plain, mut units, mut asked) = (0, 0, 0, 0);
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     for seed in 0..seeds {
         let req = pallets::large(seed);
@@ -37,6 +37,15 @@ fn main() {
             cpu.push(b - a);
         }
         let ffd = baseline::pack(&req).expect("baseline");
+        asked += req
+            .items
+            .iter()
+            .map(|it| it.quantity as usize)
+            .sum::<usize>();
+        assert_eq!(
+            ffd.summary.total_items_packed, sol.summary.total_items_packed,
+            "seed {seed}: both packers must ship every carton"
+        );
         for (what, s) in [("engine", &sol), ("baseline", &ffd)] {
             if let Err(v) = validate(&req, s) {
                 panic!("seed {seed}: {what}: invalid: {:?}", &v[..v.len().min(3)]);
@@ -47,6 +56,7 @@ fn main() {
         units += sol.summary.total_items_packed;
     }
     println!("## Large orders ({seeds} seeded orders: 500-2,000 cartons of 10-30 SKUs, three pallet sizes), default options");
+    println!("{asked} cartons ordered.");
     println!("| packer | pallets | cartons packed |");
     println!("|---|---|---|");
     println!("| engine | {ours} | {units} |");

@@ -146,6 +146,13 @@ pub(crate) fn make(
         let d = kind.turns[t].dim;
         // The column turns about the vertical axis only if its units may.
         let quarter = kind.turns.iter().any(|u| u.dim == [d[2], d[1], d[0]]);
+        // Whether a footprint of `a` along x by `b` along z fits the floor.
+        let fits =
+            |a: i64, b: i64| (a <= width && b <= length) || (quarter && b <= width && a <= length);
+        if !fits(d[0], d[2]) {
+            out.units.extend(std::iter::repeat_n(k as u32, n));
+            continue;
+        }
         let rule = if quarter {
             Orientation::Upright
         } else {
@@ -168,9 +175,12 @@ pub(crate) fn make(
         }
         let d = kind.turns[t].dim;
         let columns = n / m;
-        let row = (row.max(1) as usize)
+        let mut row = (row.max(1) as usize)
             .min(columns)
             .min((cap / (kind.weight.max(1) * m as i64)).max(1) as usize);
+        if !fits(d[0] * row as i64, d[2]) {
+            row = 1;
+        }
         let add = |nx: usize, count: usize, out: &mut Blocks| {
             if count == 0 {
                 return;
@@ -216,12 +226,6 @@ pub(crate) fn make(
 }
 
 impl Blocks {
-    /// The units of a piece, by kind id of the unit kinds.
-    pub fn units_of(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
-        let p = self.of[k as usize];
-        std::iter::repeat_n(p.base, (p.nx * p.ny) as usize)
-    }
-
     /// `bin` with every column split into its units, in the units' own kinds and turns.
     pub fn split(&self, bin: &Bin, unit_ctx: &Ctx) -> Bin {
         let mut placed: Vec<Placed> = Vec::new();

@@ -218,10 +218,15 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
             Some(bl) => {
                 let bctx = Ctx::new(&bl.kinds, &p.rules);
                 let pk = pack_depot(&p, &bctx, depot, &bl.units, p.budget / busy, seed);
-                Packing {
-                    bins: pk.bins.iter().map(|b| bl.split(b, &ctx)).collect(),
-                    leftover: pk.leftover.iter().flat_map(|&k| bl.units_of(k)).collect(),
-                    left: pk.left,
+                if pk.leftover.is_empty() {
+                    Packing {
+                        bins: pk.bins.iter().map(|b| bl.split(b, &ctx)).collect(),
+                        leftover: Vec::new(),
+                        left: pk.left,
+                    }
+                } else {
+                    // A piece no box took (boxes ran out, say): units fill gaps pieces cannot.
+                    pack_depot(&p, &ctx, depot, units, p.budget / busy, seed)
                 }
             }
             None => pack_depot(&p, &ctx, depot, units, p.budget / busy, seed),

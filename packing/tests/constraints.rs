@@ -322,4 +322,10 @@ fn large_orders_pack_in_blocks_of_identical_cartons() {
         })
         .sum();
     assert!(stacked > units as usize / 2, "{stacked} of {units}");
+    // Cartons that may not turn at all still all ship, in rows that fit the pallets unturned.
+    let mut fixed = req.clone();
+    for it in &mut fixed.items {
+        it.orientation = Orientation::Fixed;
+    }
+    assert_eq!(solve(&fixed).summary.total_items_packed as i64, units);
 }
