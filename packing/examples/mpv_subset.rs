@@ -1,13 +1,23 @@
 //! Long-budget MPV runs: packs chosen classes and sizes (instances 1-5, rotation allowed,
 //! support required) on several threads and prints every instance, each result validated.
 //! `cargo run -p packing --release --example mpv_subset -- --time-limit 60000 --threads 2
-//! [--classes 1,2,3] [--sizes 50,100,200]`. The budget is deterministic work, not wall time,
-//! so results do not depend on the machine's load.
+//! [--classes 1,2,3] [--sizes 50,100,200]`; `--time-limit 0` packs at default options and
+//! `--quiet` prints only the totals; `--variants K` keeps the best of K portfolio variants
+//! packed one after the other (times then add up over the variants); `--min-support S` lets
+//! units rest on a share S of their base. The budget is deterministic work, not wall time, so the
+//! counts do not depend on the machine's load; the times (median and p95 per instance) do.
 
-use packing::{mpv, pack, validate, Orientation};
+use packing::{mpv, pack_portfolio, validate, Orientation};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// CPU time of this thread in ms, where Linux reports it (a loaded machine inflates wall
+/// clock, hardly this).
+fn cpu_ms() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e6)
+}
 
 fn list(args: &[String], flag: &str, default: &str) -> Vec<u64> {
     let raw = args
@@ -27,6 +37,13 @@ fn main() {
     let threads = list(&args, "--threads", "1")[0].max(1) as usize;
     let classes = list(&args, "--classes", "1,2,3,4,5,6,7,8");
     let sizes = list(&args, "--sizes", "50,100,200");
+    let quiet = args.iter().any(|a| a == "--quiet");
+    let variants = list(&args, "--variants", "1")[0].max(1) as u32;
+    let min_support = args
+        .iter()
+        .position(|a| a == "--min-support")
+        .and_then(|i| args.get(i + 1))
+        .map_or(1.0, |s| s.parse::<f64>().expect("a share from 0.5 to 1"));
     let mut jobs = Vec::new();
     for &c in &classes {
         for &n in &sizes {
@@ -45,19 +62,21 @@ fn main() {
                 let Some(&(c, n, v)) = jobs.get(i) else { break };
                 let inst = mpv::instance(c, n, v);
                 let mut req = inst.request(Orientation::Any);
-                req.options.time_limit_ms = Some(time_limit);
-                let t = Instant::now();
-                let sol = pack(&req).expect("pack");
+                req.options.time_limit_ms = (time_limit > 0).then_some(time_limit);
+                req.options.min_support = min_support;
+                let (t, c0) = (Instant::now(), cpu_ms());
+                let sol = pack_portfolio(&req, variants).expect("pack");
+                let cpu = c0.zip(cpu_ms()).map(|(a, b)| b - a);
                 if let Err(e) = validate(&req, &sol) {
                     panic!("class {c} n {n} v {v}: invalid: {:?}", &e[..e.len().min(3)]);
                 }
+                let secs = t.elapsed().as_secs_f64();
                 let got = sol.summary.total_packages;
                 let lb = mpv::rotation_bound(&inst);
-                println!(
-                    "class {c} n {n} v {v}: {got} packages (bound {lb}), {:.1} s",
-                    t.elapsed().as_secs_f64()
-                );
-                results.lock().unwrap().push((c, got));
+                if !quiet {
+                    println!("class {c} n {n} v {v}: {got} packages (bound {lb}), {secs:.3} s");
+                }
+                results.lock().unwrap().push((c, got, n, secs, cpu));
             });
         }
     });
@@ -69,6 +88,34 @@ fn main() {
             .map(|r| r.1)
             .sum();
         println!("class {c} total: {sum}");
+    }
+    let mut times: Vec<f64> = results.iter().map(|r| r.3 * 1e3).collect();
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    for &n in &sizes {
+        let sum: usize = results
+            .iter()
+            .filter(|r| r.2 as u64 == n)
+            .map(|r| r.1)
+            .sum();
+        println!("n {n} total: {sum}");
+    }
+    println!(
+        "wall time per instance: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        at(0.5),
+        at(0.95),
+        at(1.0)
+    );
+    let mut cpu: Vec<f64> = results.iter().filter_map(|r| r.4).collect();
+    cpu.sort_by(f64::total_cmp);
+    if !cpu.is_empty() {
+        let at = |p: f64| cpu[((cpu.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "CPU time per instance: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            at(0.5),
+            at(0.95),
+            at(1.0)
+        );
     }
     let total: usize = results.iter().map(|r| r.1).sum();
     println!(

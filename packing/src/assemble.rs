@@ -178,6 +178,11 @@ pub(crate) fn assemble(req: &PackRequest, p: &Problem, plan: &Plan) -> PackSolut
             packages.iter().map(|p| p.volume_utilization).sum::<f64>() / n as f64
         },
         total_cost: packages.iter().map(|p| p.cost).sum(),
+        min_support: if req.options.require_support {
+            req.options.min_support
+        } else {
+            0.0
+        },
     };
     PackSolution {
         packages,

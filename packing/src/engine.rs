@@ -4,6 +4,8 @@
 
 use crate::assemble::{assemble, Plan};
 use crate::balance;
+use crate::blocks;
+use crate::bound;
 use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
@@ -14,8 +16,9 @@ use crate::select;
 use crate::solution::UnfitReason;
 use crate::{PackRequest, PackSolution, Result};
 
-/// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, and by units
-/// that exceed half of the largest box along every axis in every turn (no two share a box).
+/// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that
+/// exceed half of the largest box along every axis in every turn (no two share a box), and by
+/// dual-feasible functions when one box kind contains all the others.
 fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     let usable: Vec<_> = depot
         .boxes
@@ -40,7 +43,14 @@ fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
         .count();
     let by_vol = ((vol + vmax - 1) / vmax) as usize;
     let by_wt = ((wt + cmax - 1) / cmax) as usize;
-    by_vol.max(by_wt).max(big)
+    // Boxes that all fit inside one of them: no packing needs fewer than into that one.
+    let outer = usable.iter().find(|o| {
+        usable
+            .iter()
+            .all(|b| (0..3).all(|a| b.size[a] <= o.size[a]))
+    });
+    let by_dff = outer.map_or(0, |o| bound::dff(units, ctx.kinds, o.size));
+    by_vol.max(by_wt).max(big).max(by_dff)
 }
 
 /// Packs the units one warehouse ships.
@@ -180,8 +190,9 @@ fn leftover_reason(k: u32, bins: &[Bin], ctx: &Ctx) -> UnfitReason {
     }
 }
 
-/// The whole pipeline (see the module comment).
-pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
+/// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
+/// returns, others search from other seeds.
+pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
     let p = problem::build(req)?;
     let ctx = Ctx::new(&p.kinds, &p.rules);
     let assignment = select::assign(&p);
@@ -198,8 +209,28 @@ pub(crate) fn solve(req: &PackRequest) -> Result<PackSolution> {
             bins.push(Vec::new());
             continue;
         }
-        let seed = 0x9E37_79B9 ^ (units.len() as u64) << 20 ^ w as u64;
-        let pk = pack_depot(&p, &ctx, &p.depots[w], units, p.budget / busy, seed);
+        let seed = 0x9E37_79B9
+            ^ (units.len() as u64) << 20
+            ^ w as u64
+            ^ variant.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let depot = &p.depots[w];
+        let pk = match blocks::make(&p.kinds, units, &depot.boxes, &p.rules) {
+            Some(bl) => {
+                let bctx = Ctx::new(&bl.kinds, &p.rules);
+                let pk = pack_depot(&p, &bctx, depot, &bl.units, p.budget / busy, seed);
+                if pk.leftover.is_empty() {
+                    Packing {
+                        bins: pk.bins.iter().map(|b| bl.split(b, &ctx)).collect(),
+                        leftover: Vec::new(),
+                        left: pk.left,
+                    }
+                } else {
+                    // A piece no box took (boxes ran out, say): units fill gaps pieces cannot.
+                    pack_depot(&p, &ctx, depot, units, p.budget / busy, seed)
+                }
+            }
+            None => pack_depot(&p, &ctx, depot, units, p.budget / busy, seed),
+        };
         for &k in &pk.leftover {
             unfitted.push((k, leftover_reason(k, &pk.bins, &ctx)));
         }

@@ -4,6 +4,8 @@
 mod assemble;
 mod balance;
 pub mod baseline;
+mod blocks;
+mod bound;
 pub mod carts;
 mod construct;
 mod cover;
@@ -16,8 +18,10 @@ mod instructions;
 pub mod model;
 pub mod mpv;
 mod orientation;
+pub mod pallets;
 mod placement;
 mod point_first;
+mod portfolio;
 mod problem;
 pub mod rng;
 mod select;
@@ -27,6 +31,7 @@ mod validate;
 pub use error::{Error, Result};
 pub use model::*;
 pub use placement::{SUPPORT_DEN, SUPPORT_NUM};
+pub use portfolio::{better_solution, pack_portfolio, pack_variant};
 pub use problem::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT, WORK_PER_MS};
 pub use solution::*;
 pub use validate::{validate, Violation, CONTACT_TOLERANCE};
@@ -45,8 +50,8 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 /// Conventions: lengths and weights are in the request's units, resolved internally to 1/1000
 /// of a length unit (item sizes rounded up, box sizes down) so geometry is exact; `x` runs
 /// along a box's width, `y` is vertical, `z` runs along its length; a unit "rests" when its
-/// whole base ([`SUPPORT_NUM`]/[`SUPPORT_DEN`]) lies on the floor or on tops of units directly
-/// below it; the same request and time limit always give the same solution.
+/// whole base ([`SUPPORT_NUM`]/[`SUPPORT_DEN`]), or the share `options.min_support`, lies on
+/// the floor or on tops of units directly below it; the same request and time limit always give the same solution.
 ///
 /// ```
 /// use packing::{pack, validate, BoxType, Item, PackRequest, Warehouse};
@@ -64,7 +69,12 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 /// assert!(validate(&req, &sol).is_ok());
 /// ```
 pub fn pack(req: &PackRequest) -> Result<PackSolution> {
-    let sol = engine::solve(req)?;
+    portfolio::pack_variant(req, 0)
+}
+
+/// Runs the engine with search seed `variant` and validates the result (see [`pack`]).
+fn solve_checked(req: &PackRequest, variant: u64) -> Result<PackSolution> {
+    let sol = engine::solve(req, variant)?;
     match validate(req, &sol) {
         Ok(()) => Ok(sol),
         Err(v) => {

@@ -175,6 +175,9 @@ pub struct PackOptions {
     pub time_limit_ms: Option<u64>,
     /// Every unit must rest on the floor or on units below it (default `true`).
     pub require_support: bool,
+    /// With `require_support`, the share of each unit's base that must rest on the floor or
+    /// on tops of units directly below it: 0.5 to 1.0, default 1.0 (the whole base).
+    pub min_support: f64,
 }
 
 /// Effort budget used when `time_limit_ms` is absent.
@@ -189,6 +192,7 @@ impl Default for PackOptions {
             instructions: String::new(),
             time_limit_ms: None,
             require_support: true,
+            min_support: 1.0,
         }
     }
 }

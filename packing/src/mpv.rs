@@ -1,6 +1,7 @@
 //! Martello-Pisinger-Vigo 3D bin packing instances, generated exactly as the authors'
 //! `test3dbpp.c` does (classes 1-8, its 32-bit `lrand48`, instance v of size n seeded with
-//! v + n), and lower bounds: the volume bound L0, a rotation-valid bound, and their L2.
+//! v + n), and lower bounds: the volume bound L0, rotation-valid bounds (dual-feasible
+//! functions on all three sides), and their L2.
 
 use crate::model::{BoxType, Item, Orientation, PackRequest, Warehouse};
 
@@ -138,7 +139,7 @@ pub fn volume_bound(inst: &Instance) -> u64 {
 /// cannot share a bin with each other along any axis, so each needs its own bin; an item whose
 /// shortest side plus the thinnest big item's shortest side exceeds the bin cannot join any of
 /// those bins either, so those items need bins of their own: at least their volume's worth.
-/// The result is that count or L0, whichever is larger.
+/// The result is the largest of that count, L0 and [`dff_bound`].
 pub fn rotation_bound(inst: &Instance) -> u64 {
     let b = inst.bin;
     let shortest = |d: &[i64; 3]| d[0].min(d[1]).min(d[2]);
@@ -152,7 +153,7 @@ pub fn rotation_bound(inst: &Instance) -> u64 {
         .collect();
     let v = b.pow(3);
     let apart = big.len() as i64 + (volume_sum(&lonely) + v - 1) / v;
-    volume_bound(inst).max(apart as u64)
+    volume_bound(inst).max(apart as u64).max(dff_bound(inst))
 }
 
 /// Distinct values of axis `a` that are at most `limit`, ascending.
@@ -244,4 +245,53 @@ pub fn l2_bound(inst: &Instance) -> u64 {
         .max()
         .unwrap_or(0);
     (best.max(0) as u64).max(volume_bound(inst))
+}
+
+/// Fekete and Schepers' dual-feasible function `U^e` on integer sizes of a bin of side `b`:
+/// sizes above `b - e` count as the whole bin, sizes below `e` as nothing.
+fn dff_u(a: i64, b: i64, e: i64) -> i64 {
+    if a > b - e {
+        b
+    } else if a < e {
+        0
+    } else {
+        a
+    }
+}
+
+/// Fekete and Schepers' `u^(k)`, scaled by `k`: `a * k` when `(k + 1) a / b` is whole, else
+/// `floor((k + 1) a / b) * b` (both over `b * k`).
+fn dff_k(a: i64, b: i64, k: i64) -> i64 {
+    if ((k + 1) * a) % b == 0 {
+        a * k
+    } else {
+        ((k + 1) * a / b) * b
+    }
+}
+
+/// A bound valid when items may turn in a cubic bin: one dual-feasible function applied to all
+/// three sides of an item gives a product that does not depend on how the item turns, so the
+/// transformed volumes still fit at most one per bin (Fekete and Schepers 2004). The best over
+/// the functions `U^e` and `u^(k)` after `U^e`, e = 1..b/2, k = 1..8.
+pub fn dff_bound(inst: &Instance) -> u64 {
+    let b = inst.bin;
+    let mut best = 0i128;
+    for e in 1..=b / 2 {
+        for k in 0..=8i64 {
+            // Each side's value over `scale`; k = 0 is `U^e` alone.
+            let (side, scale): (Box<dyn Fn(i64) -> i64>, i64) = if k == 0 {
+                (Box::new(move |a| dff_u(a, b, e)), b)
+            } else {
+                (Box::new(move |a| dff_k(dff_u(a, b, e), b, k)), b * k)
+            };
+            let sum: i128 = inst
+                .items
+                .iter()
+                .map(|d| d.iter().map(|&a| side(a) as i128).product::<i128>())
+                .sum();
+            let unit = (scale as i128).pow(3);
+            best = best.max((sum + unit - 1) / unit);
+        }
+    }
+    best as u64
 }

@@ -8,6 +8,7 @@ use crate::hazmat::{self, HazClass};
 use crate::instructions::{self, Directives};
 use crate::model::{Goal, Orientation, PackRequest, DEFAULT_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS};
 use crate::orientation::{turns, Turn};
+use crate::placement::{SUPPORT_DEN, SUPPORT_NUM};
 
 /// Largest accepted length, in request units.
 pub const MAX_LENGTH: f64 = 1.0e6;
@@ -22,12 +23,36 @@ pub const MAX_UNITS: i64 = 10_000;
 pub const WORK_PER_MS: u64 = 60_000;
 
 /// Request-wide placement rules.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rules {
     pub require_support: bool,
+    /// Share of a unit's base that must rest, `support.0 / support.1` (with support required).
+    pub support: (i64, i64),
     pub heavy_bottom: bool,
     pub max_units: Option<u32>,
 }
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            require_support: false,
+            support: (SUPPORT_NUM, SUPPORT_DEN),
+            heavy_bottom: false,
+            max_units: None,
+        }
+    }
+}
+
+impl Rules {
+    /// Whether `area` of a base of `base` resting on something is enough.
+    pub fn rests(&self, area: i128, base: i128) -> bool {
+        area * self.support.1 as i128 >= base * self.support.0 as i128
+    }
+}
+
+/// Thousandths in which `options.min_support` is applied, rounded up so that the packer never
+/// accepts less than asked.
+const SUPPORT_STEPS: i64 = 1000;
 
 /// All units of one request item.
 #[derive(Debug, Clone)]
@@ -186,6 +211,13 @@ pub(crate) fn check(req: &PackRequest) -> Result<()> {
             }
         }
     }
+    let min = req.options.min_support;
+    if !(0.5..=1.0).contains(&min) {
+        return Err(Error::field(
+            "options.min_support",
+            "must be a number from 0.5 to 1",
+        ));
+    }
     if req
         .options
         .time_limit_ms
@@ -195,6 +227,16 @@ pub(crate) fn check(req: &PackRequest) -> Result<()> {
         return Err(Error::field("options.time_limit_ms", msg));
     }
     Ok(())
+}
+
+/// `min_support` as a fraction in thousandths, rounded up.
+fn support_ratio(min: f64) -> (i64, i64) {
+    let num = (min * SUPPORT_STEPS as f64 - 1e-9).ceil() as i64;
+    if num >= SUPPORT_STEPS {
+        (SUPPORT_NUM, SUPPORT_DEN)
+    } else {
+        (num, SUPPORT_STEPS)
+    }
 }
 
 /// Builds the problem of a checked request.
@@ -280,6 +322,7 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
         depots,
         rules: Rules {
             require_support: req.options.require_support,
+            support: support_ratio(req.options.min_support),
             heavy_bottom: d.heavy_bottom,
             max_units: d.max_units,
         },

@@ -158,6 +158,9 @@ pub struct Summary {
     pub average_utilization: f64,
     /// Sum of the packages' box costs.
     pub total_cost: f64,
+    /// Share of each unit's base the packing was held to rest on something: the request's
+    /// `min_support` when support is required, else 0.
+    pub min_support: f64,
 }
 
 /// The packing of a request. Packages come in a deterministic order (by warehouse, then as

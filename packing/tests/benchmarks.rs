@@ -67,6 +67,25 @@ fn bounds_are_consistent_and_below_packings() {
     }
 }
 
+/// Nine cubes of side 34 need two bins of side 100 (two fit along each side, eight in all),
+/// which the volume bound misses and the dual-feasible functions find; eight cubes of side 50
+/// fill one bin exactly, and no function may claim more.
+#[test]
+fn dual_feasible_bound_counts_what_fits_along_each_side() {
+    let cubes = |side: i64, n: usize| mpv::Instance {
+        class: 8,
+        n,
+        index: 1,
+        bin: 100,
+        items: vec![[side; 3]; n],
+    };
+    assert_eq!(mpv::volume_bound(&cubes(34, 9)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(34, 9)), 2);
+    assert_eq!(mpv::dff_bound(&cubes(34, 8)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(50, 8)), 1);
+    assert_eq!(mpv::dff_bound(&cubes(51, 3)), 3);
+}
+
 #[test]
 fn engine_beats_or_ties_the_plain_packer_on_sample_instances() {
     let (mut ours, mut plain) = (0, 0);
@@ -99,4 +118,37 @@ fn engine_uses_fewer_packages_than_the_plain_packer_on_carts() {
     }
     assert!((ours as f64) <= 0.95 * plain as f64, "{ours} vs {plain}");
     assert!(util_ours > util_plain);
+}
+
+/// The portfolio keeps the better variant by the goal, ties to the lower variant, so it never
+/// does worse than `pack`, repeats itself, and matches folding the variants by hand (what a
+/// server running them on two threads does).
+#[test]
+fn portfolio_keeps_the_better_variant_deterministically() {
+    let mut req = mpv::instance(1, 50, 2).request(Orientation::Any);
+    req.options.time_limit_ms = Some(10);
+    let one = packing::pack(&req).unwrap();
+    let two = packing::pack_portfolio(&req, 2).unwrap();
+    assert!(two.summary.total_packages <= one.summary.total_packages);
+    assert_eq!(two, packing::pack_portfolio(&req, 2).unwrap());
+    let other = packing::pack_variant(&req, 1).unwrap();
+    assert!(validate(&req, &other).is_ok());
+    assert_eq!(
+        packing::better_solution(&req, one.clone(), other.clone()).unwrap(),
+        two
+    );
+    // Fewer packages win whichever side they are on.
+    let (few, many) = if other.summary.total_packages < one.summary.total_packages {
+        (other, one)
+    } else {
+        (one, other)
+    };
+    let n = few.summary.total_packages;
+    assert_eq!(
+        packing::better_solution(&req, many, few)
+            .unwrap()
+            .summary
+            .total_packages,
+        n
+    );
 }

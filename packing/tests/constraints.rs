@@ -196,6 +196,33 @@ fn floating_placements_are_allowed_only_without_the_support_rule() {
     solve(&req);
 }
 
+/// A unit 3 wide can only go on top of a 2-wide, 2-high one, overhanging it by a third (on
+/// the floor it leaves no room for the other two): one box when two thirds of a base may
+/// rest, two with the whole base, and the answer reports the rule it was held to.
+#[test]
+fn min_support_accepts_partly_resting_units() {
+    let fixed = |id: &str, w: f64, h: f64| Item {
+        orientation: Orientation::Fixed,
+        ..Item::new(id, w, h, 1.0, 1.0, 1)
+    };
+    let items = vec![
+        fixed("post", 2.0, 2.0),
+        fixed("plank", 3.0, 1.0),
+        fixed("brick", 2.0, 1.0),
+    ];
+    let mut req = request(items, vec![bx("B", 4.0, 3.0, 1.0)]);
+    let full = solve(&req);
+    assert_eq!(full.summary.total_packages, 2);
+    assert_eq!(full.summary.min_support, 1.0);
+    req.options.min_support = 0.6;
+    let partial = solve(&req);
+    assert_eq!(partial.summary.total_packages, 1);
+    assert_eq!(partial.summary.min_support, 0.6);
+    // The same placements are invalid where the whole base must rest.
+    req.options.min_support = 1.0;
+    assert!(packing::validate(&req, &partial).is_err());
+}
+
 #[test]
 fn input_errors_name_the_field() {
     let ok = || {
@@ -237,6 +264,11 @@ fn input_errors_name_the_field() {
     let mut r = ok();
     r.options.time_limit_ms = Some(10_000_000);
     assert_eq!(field(r).as_deref(), Some("options.time_limit_ms"));
+    for bad in [0.4, 1.01, f64::NAN] {
+        let mut r = ok();
+        r.options.min_support = bad;
+        assert_eq!(field(r).as_deref(), Some("options.min_support"), "{bad}");
+    }
     let mut r = ok();
     r.items[0].length = f64::NAN;
     assert_eq!(field(r).as_deref(), Some("items[0].length"));
@@ -260,4 +292,40 @@ fn thousands_of_identical_units_fill_the_fewest_boxes() {
         assert_eq!(sol.summary.total_packages, boxes, "{dims:?}");
         assert_eq!(placed(&sol, "unit"), 5000, "{dims:?}");
     }
+}
+
+/// A large pallet order is packed in columns and rows of identical cartons, split back into
+/// cartons that each rest fully on the floor or on the one below (the validator checks every
+/// unit), in fewer pallets than the plain packer needs.
+#[test]
+fn large_orders_pack_in_blocks_of_identical_cartons() {
+    let req = packing::pallets::large(3);
+    let units: i64 = req.items.iter().map(|it| it.quantity).sum();
+    let sol = solve(&req);
+    assert_eq!(sol.summary.total_items_packed as i64, units);
+    let plain = packing::baseline::pack(&req).expect("baseline");
+    assert!(sol.summary.total_packages < plain.summary.total_packages);
+    // Columns show as cartons of one SKU directly on top of each other.
+    let stacked: usize = sol
+        .packages
+        .iter()
+        .map(|p| {
+            let on_own_kind = |a: &&packing::PlacedItem| {
+                p.items.iter().any(|b| {
+                    b.item_id == a.item_id
+                        && b.position.x == a.position.x
+                        && b.position.z == a.position.z
+                        && (b.position.y + b.dimensions.height - a.position.y).abs() < 1e-9
+                })
+            };
+            p.items.iter().filter(on_own_kind).count()
+        })
+        .sum();
+    assert!(stacked > units as usize / 2, "{stacked} of {units}");
+    // Cartons that may not turn at all still all ship, in rows that fit the pallets unturned.
+    let mut fixed = req.clone();
+    for it in &mut fixed.items {
+        it.orientation = Orientation::Fixed;
+    }
+    assert_eq!(solve(&fixed).summary.total_items_packed as i64, units);
 }

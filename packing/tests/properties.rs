@@ -125,6 +125,12 @@ fn request() -> impl Strategy<Value = PackRequest> {
                     instructions: instructions.join(". "),
                     time_limit_ms: Some(time),
                     require_support: support != 0,
+                    // Partial support on some requests: half, or three quarters, of a base.
+                    min_support: match support {
+                        1 => 0.5,
+                        2 => 0.75,
+                        _ => 1.0,
+                    },
                 },
                 ..PackRequest::default()
             }

@@ -102,6 +102,8 @@ struct OptionsInput {
     time_limit_ms: Field<u64>,
     #[serde(default)]
     require_support: Field<bool>,
+    #[serde(default)]
+    min_support: Field<f64>,
 }
 
 fn one_of<T>(
@@ -211,6 +213,7 @@ fn request(i: OptimizeInput) -> Result<packing::PackRequest, ApiError> {
             instructions: o.instructions.optional().unwrap_or_default(),
             time_limit_ms: o.time_limit_ms.optional(),
             require_support: o.require_support.optional().unwrap_or(true),
+            min_support: o.min_support.optional().unwrap_or(1.0),
         },
     })
 }
@@ -292,6 +295,7 @@ fn response(sol: &packing::PackSolution, solve_ms: f64) -> Value {
             "warehouses_used": sol.summary.warehouses_used,
             "average_utilization": sol.summary.average_utilization,
             "total_cost": sol.summary.total_cost,
+            "min_support": sol.summary.min_support,
             "solve_ms": solve_ms,
         },
         "unfitted_items": sol.unfitted_items.iter().map(|u| json!({
@@ -355,7 +359,9 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 "goal": {"enum": ["fewest_packages", "lowest_cost", "fewest_warehouses", "best_fit", "balanced_weight"], "default": "fewest_packages"},
                 "instructions": {"type": "string", "description": "Free text read by a deterministic rule reader; each instruction is reported as applied or not understood"},
                 "time_limit_ms": {"type": "integer", "description": "Improvement budget; the same request and limit give the same result"},
-                "require_support": {"type": "boolean", "default": true}}}},
+                "require_support": {"type": "boolean", "default": true},
+                "min_support": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 1,
+                    "description": "With require_support, the share of each unit's base that must rest on the floor or on units directly below it"}}}},
             "examples": [{"units": "in", "items": [{"item_id": "mug", "width": 4, "height": 4, "length": 4, "weight": 1, "quantity": 6}],
                 "warehouses": [{"warehouse_id": "w1", "boxes": [{"box_id": "M", "width": 12, "height": 8, "length": 10, "max_weight": 40, "quantity": 10}], "inventory": {"mug": 10}}]}]}),
         ),
@@ -395,7 +401,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                     "issues": {"type": "array", "items": {"type": "string"}}, "notes": {"type": "array", "items": {"type": "string"}}}}}}},
             "summary": {"type": "object", "properties": {"total_packages": {"type": "integer"}, "total_items_packed": {"type": "integer"},
                 "warehouses_used": {"type": "array", "items": {"type": "string"}}, "average_utilization": {"type": "number"},
-                "total_cost": {"type": "number"}, "solve_ms": {"type": "number"}}},
+                "total_cost": {"type": "number"}, "solve_ms": {"type": "number"},
+                "min_support": num("share of each unit's base the packing was held to rest (0 without require_support)")}},
             "unfitted_items": {"type": "array", "items": {"type": "object", "properties": {"item_id": {"type": "string"}, "quantity": {"type": "integer"},
                 "reason": {"enum": ["too_large", "too_heavy", "no_inventory", "no_box_available", "hazmat_restriction"]}}}},
             "compliance": {"type": "object", "properties": {"hazmat_compliant": {"type": "boolean"}, "issues": {"type": "array", "items": {"type": "string"}}}},

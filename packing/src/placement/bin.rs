@@ -1,7 +1,7 @@
 //! One open box: its placed units, its extreme points, and the exact feasibility test and merit
 //! of a candidate position for a unit.
 
-use super::{points, Ctx, Merit, SUPPORT_DEN, SUPPORT_NUM};
+use super::{points, Ctx, Merit};
 use crate::geometry::{Cuboid, V3};
 use crate::problem::Kind;
 
@@ -243,7 +243,7 @@ impl Bin {
         }
         if rules.require_support && y > 0 {
             let base = c.dim[0] as i128 * c.dim[2] as i128;
-            if (support as i128) * (SUPPORT_DEN as i128) < base * SUPPORT_NUM as i128 {
+            if !rules.rests(support as i128, base) {
                 return None;
             }
         }
@@ -325,7 +325,7 @@ impl Bin {
                     .filter(|q| q.c.end(1) == p.c.pos[1])
                     .map(|q| p.c.footprint_overlap(&q.c))
                     .sum();
-                p.c.pos[1] == 0 || area as i128 * SUPPORT_DEN as i128 >= base * SUPPORT_NUM as i128
+                p.c.pos[1] == 0 || ctx.rules.rests(area as i128, base)
             });
         if supported {
             return Some(bin);

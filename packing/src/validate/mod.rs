@@ -7,7 +7,6 @@ mod figures;
 
 use crate::instructions::{self, Directives};
 use crate::model::{Orientation, PackRequest};
-use crate::placement::{SUPPORT_DEN, SUPPORT_NUM};
 use crate::solution::{PackSolution, PlacedItem};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -262,7 +261,7 @@ pub fn validate(req: &PackRequest, sol: &PackSolution) -> Result<(), Vec<Violati
                     }
                 }
             }
-            let ratio = SUPPORT_NUM as f64 / SUPPORT_DEN as f64;
+            let ratio = req.options.min_support.clamp(0.5, 1.0);
             if req.options.require_support && y0 > tol && support < ratio * base - slack {
                 c.fail(
                     p,

@@ -1,0 +1,147 @@
+//! Lower bound on the boxes a warehouse's units need from dual-feasible functions (Fekete and
+//! Schepers 2004): each side of a unit is mapped by such a function of its box axis, and the
+//! mapped volumes still fit at most one box's worth per box. A unit that may turn counts its
+//! smallest mapped volume over its turns, which keeps the bound valid under any rotation rule.
+
+use crate::geometry::V3;
+use crate::problem::Kind;
+
+/// Above this many units the bound is not worth its cost (it only stops the search early).
+const MAX_UNITS: usize = 3000;
+/// Thresholds tried per bound, at most.
+const MAX_THRESHOLDS: usize = 48;
+/// `u^(k)` is tried for k = 1..=MAX_K after each threshold.
+const MAX_K: i64 = 6;
+
+/// `U^e`: sides above `s - e` count as the whole axis, sides below `e` as nothing.
+fn dff_u(a: i64, s: i64, e: i64) -> i64 {
+    if a > s - e {
+        s
+    } else if a < e {
+        0
+    } else {
+        a
+    }
+}
+
+/// `u^(k)` of a side `a` of an axis of length `s`, over `s * k`.
+fn dff_k(a: i64, s: i64, k: i64) -> i64 {
+    let r = (k + 1) as i128 * a as i128;
+    if r % s as i128 == 0 {
+        a * k
+    } else {
+        (r / s as i128) as i64 * s
+    }
+}
+
+/// Thresholds as thousandths of an axis, up to a half: just at and just above each side and
+/// each side's complement.
+fn thresholds(units: &[u32], kinds: &[Kind], size: V3) -> Vec<i64> {
+    let mut seen = vec![false; kinds.len()];
+    let mut out = vec![500];
+    for &u in units {
+        if std::mem::replace(&mut seen[u as usize], true) {
+            continue;
+        }
+        for t in &kinds[u as usize].turns {
+            for (&d, &s) in t.dim.iter().zip(&size) {
+                let c = d as i128 * 1000 / s as i128;
+                let r = (s - d) as i128 * 1000 / s as i128;
+                for c in [c, c + 1, r, r + 1] {
+                    if (1..=500).contains(&c) {
+                        out.push(c as i64);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.len() > MAX_THRESHOLDS {
+        let n = out.len();
+        out = (0..MAX_THRESHOLDS)
+            .map(|i| out[i * n / MAX_THRESHOLDS])
+            .collect();
+    }
+    out
+}
+
+/// The best bound over `U^e` and `u^(k)` after `U^e` for boxes of `size`; 0 when there are too
+/// many units to bother.
+pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
+    if units.len() > MAX_UNITS || size.iter().any(|&s| s <= 0) {
+        return 0;
+    }
+    let mut count = vec![0i128; kinds.len()];
+    for &u in units {
+        count[u as usize] += 1;
+    }
+    let present: Vec<usize> = (0..kinds.len()).filter(|&k| count[k] > 0).collect();
+    let mut best = 0i128;
+    for c in thresholds(units, kinds, size) {
+        let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
+        for k in 0..=MAX_K {
+            let side = |a: usize, x: i64| {
+                let v = dff_u(x, size[a], e[a]);
+                if k == 0 {
+                    v
+                } else {
+                    dff_k(v, size[a], k)
+                }
+            };
+            let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
+            let unit: i128 = (0..3).map(scale).product();
+            let sum: i128 = present
+                .iter()
+                .map(|&kd| {
+                    // Turns that do not fit the box are never used.
+                    let v = kinds[kd]
+                        .turns
+                        .iter()
+                        .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
+                        .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
+                        .min()
+                        .unwrap_or(0);
+                    v * count[kd]
+                })
+                .sum();
+            best = best.max((sum + unit - 1) / unit);
+        }
+    }
+    best as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::orientation::turns;
+
+    fn kind(dims: V3, rule: Orientation) -> Kind {
+        Kind {
+            item: 0,
+            quantity: 1,
+            turns: turns(dims, rule),
+            volume: dims.iter().map(|&d| d as i128).product(),
+            weight: 1,
+            fragile: false,
+            no_load: false,
+            hazmat: None,
+            conflicts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn counts_what_fits_along_each_axis() {
+        // Nine cubes of 34 in boxes of 100: two fit along each axis, so eight per box.
+        let cube = [kind([34, 34, 34], Orientation::Any)];
+        assert_eq!(dff(&[0; 9], &cube, [100, 100, 100]), 2);
+        assert_eq!(dff(&[0; 8], &cube, [100, 100, 100]), 1);
+        // Units over half the box along every axis: one per box, whichever turns fit (lying
+        // down is the only one here), though their volume is a seventh of a box.
+        for rule in [Orientation::Fixed, Orientation::Any] {
+            let slab = [kind([51, 26, 51], rule)];
+            assert_eq!(dff(&[0; 3], &slab, [100, 50, 100]), 3, "{rule:?}");
+        }
+    }
+}
