@@ -30,9 +30,9 @@ mod validate;
 
 pub use error::{Error, Result};
 pub use model::*;
-pub use placement::{SUPPORT_DEN, SUPPORT_NUM};
 pub use portfolio::{better_solution, pack_portfolio, pack_variant};
 pub use problem::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT, WORK_PER_MS};
+pub use problem::{SUPPORT_DEN, SUPPORT_NUM};
 pub use solution::*;
 pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 

@@ -8,7 +8,13 @@ use crate::hazmat::{self, HazClass};
 use crate::instructions::{self, Directives};
 use crate::model::{Goal, Orientation, PackRequest, DEFAULT_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS};
 use crate::orientation::{turns, Turn};
-use crate::placement::{SUPPORT_DEN, SUPPORT_NUM};
+
+/// Default share of a unit's base that must rest on the floor or on tops of units directly
+/// below it, as `SUPPORT_NUM / SUPPORT_DEN`: full support is what a packer at the bench can
+/// trust without thinking about overhangs. `options.min_support` may lower it to a half; the
+/// validator checks the request's share.
+pub const SUPPORT_NUM: i64 = 1;
+pub const SUPPORT_DEN: i64 = 1;
 
 /// Largest accepted length, in request units.
 pub const MAX_LENGTH: f64 = 1.0e6;

@@ -10,13 +10,6 @@ pub(crate) use bin::{Bin, Placed};
 use crate::problem::{Kind, Rules};
 use std::cell::Cell;
 
-/// Default share of a unit's base that must rest on the floor or on tops of units directly
-/// below it, as `SUPPORT_NUM / SUPPORT_DEN`: full support is what a packer at the bench can
-/// trust without thinking about overhangs. `options.min_support` may lower it to a half; the
-/// validator checks the request's share.
-pub const SUPPORT_NUM: i64 = 1;
-pub const SUPPORT_DEN: i64 = 1;
-
 /// How the best of the feasible candidates in one box is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Merit {
