@@ -332,14 +332,13 @@ async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
     assert!(s.packages_of(&id).await.is_empty());
 
     // Fixed, it packs.
-    let (status, v) = body(
-        s.req(Method::PATCH, &format!("/api/products/{product}"))
-            .json(&json!({"weight": 2, "dimensions": {"width": 3, "height": 3, "length": 3}}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .send(
+            Method::PATCH,
+            &format!("/api/products/{product}"),
+            &json!({"weight": 2, "dimensions": {"width": 3, "height": 3, "length": 3}}),
+        )
+        .await;
     assert_eq!(status, 200, "{v}");
     let packed = s.pack(&id).await;
     assert!(packed["pendingReason"].is_null());

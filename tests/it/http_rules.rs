@@ -110,7 +110,7 @@ async fn idempotency_key_replays_refuses_reuse_and_reports_in_flight() {
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(body(again).await.1, first_body, "the stored response");
 
-    let (_, list) = body(s.get("/api/products").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/products").await;
     assert_eq!(list["pagination"]["total"], 1, "created once");
 
     let reused = create("k-1", &json!({"sku": "CUP", "name": "Cup", "price": 3}))

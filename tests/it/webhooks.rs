@@ -31,16 +31,12 @@ async fn server(ca: &TestCa, timeout: Duration) -> Server {
 }
 
 async fn subscribe(s: &Server, url: &str, events: &[&str], active: bool) -> String {
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             "/api/webhooks",
             &json!({"url": url, "events": events, "secret": SECRET, "isActive": active}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{v}");
     v["id"].as_str().unwrap().to_string()
 }
@@ -52,13 +48,9 @@ async fn adjust(s: &Server, inventory: &str) {
 }
 
 async fn deliveries(s: &Server, hook: &str, query: &str) -> Value {
-    let (status, v) = body(
-        s.get(&format!("/api/webhooks/{hook}/deliveries{query}"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .get_json(&format!("/api/webhooks/{hook}/deliveries{query}"))
+        .await;
     assert_eq!(status, 200, "{v}");
     v
 }
@@ -133,19 +125,12 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
     assert_eq!(created["events"], json!(["order.created"]));
     let id = created["id"].as_str().unwrap();
 
-    let (_, list) = body(s.get("/api/webhooks").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/webhooks").await;
     assert_eq!(list["pagination"]["total"], 1);
     assert_eq!(list["webhooks"][0]["id"], id);
     assert!(!list.to_string().contains(SECRET));
 
-    let (status, patched) = body(
-        s.req(Method::PATCH, &format!("/api/webhooks/{id}"))
-            .json(&json!({"isActive": false, "events": ["order.created", "inventory.adjusted"], "secret": "another-secret-0123456"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, patched) = s.send(Method::PATCH, &format!("/api/webhooks/{id}"), &json!({"isActive": false, "events": ["order.created", "inventory.adjusted"], "secret": "another-secret-0123456"})).await;
     assert_eq!(status, 200, "{patched}");
     assert_eq!(patched["isActive"], false);
     assert_eq!(
@@ -153,18 +138,17 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
         json!(["order.created", "inventory.adjusted"])
     );
     assert!(patched.get("secret").is_none());
-    let (status, v) = body(
-        s.req(Method::PATCH, &format!("/api/webhooks/{id}"))
-            .json(&json!({"url": "ftp://x"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .send(
+            Method::PATCH,
+            &format!("/api/webhooks/{id}"),
+            &json!({"url": "ftp://x"}),
+        )
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("url"));
 
-    let (status, got) = body(s.get(&format!("/api/webhooks/{id}")).send().await.unwrap()).await;
+    let (status, got) = s.get_json(&format!("/api/webhooks/{id}")).await;
     assert_eq!(status, 200);
     assert!(got.get("secret").is_none());
     let status = s
@@ -174,7 +158,7 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
         .unwrap()
         .status();
     assert_eq!(status, 200);
-    let (status, v) = body(s.get(&format!("/api/webhooks/{id}")).send().await.unwrap()).await;
+    let (status, v) = s.get_json(&format!("/api/webhooks/{id}")).await;
     assert_eq!(status, 404);
     assert_error(&v, "not_found", None);
 }
@@ -258,13 +242,9 @@ async fn deliveries_are_signed_and_respect_filters_inactive_and_deletion() {
     assert_ne!(second.event_id(), hit.event_id());
 
     // The test action sends a signed sample event, even to the order-only subscription.
-    let (status, queued) = body(
-        s.post_json(&format!("/api/webhooks/{orders_only}/test"), &json!({}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, queued) = s
+        .post(&format!("/api/webhooks/{orders_only}/test"), &json!({}))
+        .await;
     assert_eq!(status, 202, "{queued}");
     let sample = other_kind.next(GUARD).await;
     assert!(verify(SECRET, &sample));
@@ -359,16 +339,12 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
     // The endpoint is back: a manual retry of the first...
     r.set_mode(Mode::Succeed);
     let delivery = failed["id"].as_str().unwrap();
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/deliveries/{delivery}/retry"),
             &json!({}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["status"], "pending");
     let again = r.next(GUARD).await;
@@ -378,29 +354,21 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
         v["pagination"]["total"] == 1
     })
     .await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/deliveries/{delivery}/retry"),
             &json!({}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 409, "only failed deliveries are retried: {v}");
 
     // ...and a recover re-queues the rest since a time.
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/recover"),
             &json!({"since": "2000-01-01"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["requeued"], 1);
     let recovered = r.next(GUARD).await;
@@ -409,16 +377,12 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
         v["pagination"]["total"] == 2
     })
     .await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/recover"),
             &json!({"since": "yesterday"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("since"));
 }
@@ -620,16 +584,12 @@ async fn deactivating_or_deleting_a_subscription_stops_its_queued_deliveries() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{paused_hook}/recover"),
             &json!({"since": "2000-01-01T00:00:00Z"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!((status, v["requeued"].as_u64()), (200, Some(1)));
     assert_eq!(paused.next(GUARD).await.answered, 200);
 }

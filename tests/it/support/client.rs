@@ -57,9 +57,14 @@ impl Server {
 
     /// GETs `path`, asserts 200 and returns the answer.
     pub async fn get_ok(&self, path: &str) -> Value {
-        let (status, v) = body(self.get(path).send().await.unwrap()).await;
+        let (status, v) = self.get_json(path).await;
         assert_eq!(status, 200, "GET {path}: {v}");
         v
+    }
+
+    /// GETs `path`; the status and answer.
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        body(self.get(path).send().await.unwrap()).await
     }
 
     /// A request with a JSON body and the test client's key; the status and answer.
