@@ -14,17 +14,7 @@ async fn token_endpoint_issues_tokens_and_follows_rfc6749_errors() {
     let token_url = s.url("/oauth/token");
 
     // Form credentials.
-    let resp = s
-        .http
-        .post(&token_url)
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &c.client_id),
-            ("client_secret", &c.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let resp = s.token_response(c).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["cache-control"], "no-store");
     let (_, v) = body(resp).await;
@@ -226,16 +216,6 @@ async fn a_deleted_clients_token_and_key_stop_working_at_once() {
         .await
         .unwrap();
     assert_eq!(by_key.status(), 401);
-    let new_token = s
-        .http
-        .post(s.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &extra.client_id),
-            ("client_secret", &extra.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let new_token = s.token_response(&extra).await;
     assert_eq!(new_token.status(), 401);
 }

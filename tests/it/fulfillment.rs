@@ -98,12 +98,7 @@ fn count(seen: &[Value], kind: &str) -> usize {
 async fn an_order_goes_from_pending_to_delivered_without_a_person() {
     let ca = TestCa::new();
     let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let pem = ca.pem.clone();
-    let s = Server::start_with(move |c| {
-        c.auto_pack = true;
-        c.webhook_ca = vec![pem];
-    })
-    .await;
+    let s = Server::start_auto_packing(&ca).await;
     let (status, v) = s
         .post(
             "/api/webhooks",
@@ -451,15 +446,7 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_docs_spell_out_the_inbound_signing_rules_and_every_package_route() {
     let s = Server::start().await;
-    let html = s
-        .http
-        .get(s.url("/api/docs"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = s.text("/api/docs").await;
     for needle in [
         "Inbound callbacks (for WMS and carrier integrators)",
         "fulfilld inbound set-secret --source wms",

@@ -169,6 +169,20 @@ async fn idempotency_key_replays_refuses_reuse_and_reports_in_flight() {
     assert_eq!(done.status(), 201);
 }
 
+/// `POST /api/products` with this content type and raw body.
+async fn raw_product(
+    s: &Server,
+    content_type: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::Response {
+    s.req(Method::POST, "/api/products")
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_over_the_limit_are_413_and_other_media_types_415() {
     let s = Server::start_with(|c| c.limits.body_max_bytes = 2048).await;
@@ -180,32 +194,14 @@ async fn bodies_over_the_limit_are_413_and_other_media_types_415() {
     // Without a Content-Length (streamed), the limit still holds.
     let (tx, streamed) = held_body(&"x".repeat(3000));
     drop(tx);
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "application/json")
-        .body(streamed)
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "application/json", streamed).await;
     assert_eq!(resp.status(), 413);
 
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "text/plain")
-        .body("sku=1")
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "text/plain", "sku=1").await;
     assert_eq!(resp.status(), 415);
     assert_error(&resp.json().await.unwrap(), "unsupported_media_type", None);
 
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "application/json")
-        .body("{\"sku\": ")
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "application/json", "{\"sku\": ").await;
     assert_eq!(resp.status(), 400);
     assert_error(&resp.json().await.unwrap(), "bad_request", None);
 

@@ -95,11 +95,9 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
     let (st, got) = s.get_json(&format!("/api/inventory/{id}")).await;
     assert_eq!((st, &got), (200, &mug_rno));
     assert_eq!(
-        s.get("/api/inventory/00000000-0000-0000-0000-000000000000")
-            .send()
+        s.get_json("/api/inventory/00000000-0000-0000-0000-000000000000")
             .await
-            .unwrap()
-            .status(),
+            .0,
         404
     );
 }

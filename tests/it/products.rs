@@ -105,14 +105,7 @@ async fn sku_is_unique_among_live_products_and_soft_delete_frees_it() {
     assert_eq!(deleted["active"], false);
     assert!(deleted["deletedAt"].is_string());
 
-    assert_eq!(
-        s.get("/api/products/sku/MUG-1")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
+    assert_eq!(s.get_json("/api/products/sku/MUG-1").await.0, 404);
     let (_, list) = s.get_json("/api/products").await;
     assert_eq!(list["pagination"]["total"], 0);
     assert_eq!(list["products"], json!([]));
@@ -170,22 +163,8 @@ async fn patch_updates_clears_and_guards_sku() {
         (Some("A-2"), Some(0.1), Some(1.5))
     );
     assert!(v["dimensions"].is_null());
-    assert_eq!(
-        s.get("/api/products/sku/A-1")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    assert_eq!(
-        s.get("/api/products/sku/A-2")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(s.get_json("/api/products/sku/A-1").await.0, 404);
+    assert_eq!(s.get_json("/api/products/sku/A-2").await.0, 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -84,10 +84,7 @@ async fn warehouses_validate_boxes_by_path_and_keep_ids_unique() {
     assert_eq!(patched["name"], "Reno");
     assert_eq!(patched["address"]["city"], "Reno", "untouched fields stay");
 
-    assert_eq!(
-        s.get("/api/warehouses/NOPE").send().await.unwrap().status(),
-        404
-    );
+    assert_eq!(s.get_json("/api/warehouses/NOPE").await.0, 404);
     let (_, list) = s.get_json("/api/warehouses?limit=1").await;
     assert_eq!(list["pagination"]["total"], 2);
     assert_eq!(list["warehouses"][0]["name"], "Overflow", "newest first");

@@ -597,15 +597,7 @@ async fn deactivating_or_deleting_a_subscription_stops_its_queued_deliveries() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_docs_show_the_envelope_headers_and_verification_snippets() {
     let s = Server::start().await;
-    let html = s
-        .http
-        .get(s.url("/api/docs"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = s.text("/api/docs").await;
     for needle in [
         "X-Webhook-Signature",
         "X-Webhook-Timestamp",

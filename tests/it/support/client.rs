@@ -62,6 +62,18 @@ impl Server {
         v
     }
 
+    /// GETs `path` without credentials; the answer as text.
+    pub async fn text(&self, path: &str) -> String {
+        self.http
+            .get(self.url(path))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     /// GETs `path`; the status and answer.
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         body(self.get(path).send().await.unwrap()).await
