@@ -41,6 +41,18 @@ async fn subscribe(s: &Server, url: &str, events: &[&str], active: bool) -> Stri
     v["id"].as_str().unwrap().to_string()
 }
 
+/// A server and one receiver in `mode`, subscribed to `inventory.adjusted`; the hook's id.
+async fn adjustments_hook(
+    ca: &TestCa,
+    timeout: Duration,
+    mode: Mode,
+) -> (Server, Receiver, String) {
+    let s = server(ca, timeout).await;
+    let r = Receiver::start(ca, mode).await;
+    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    (s, r, hook)
+}
+
 /// One more `inventory.adjusted`.
 async fn adjust(s: &Server, inventory: &str) {
     let (status, v) = s.adjust(inventory, 1, "count").await;
@@ -256,9 +268,7 @@ async fn deliveries_are_signed_and_respect_filters_inactive_and_deletion() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_failing_twice_sees_three_attempts_with_one_event_id() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::FailNext(2)).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::FailNext(2)).await;
     stocked_sku(&s, "RETRY-1").await;
     let hits = [
         r.next(GUARD).await,
@@ -298,9 +308,7 @@ async fn a_receiver_failing_twice_sees_three_attempts_with_one_event_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::AlwaysFail).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::AlwaysFail).await;
     let inventory = stocked_sku(&s, "FAIL-1").await;
     let mut hits = Vec::new();
     for _ in 0..5 {
@@ -418,9 +426,7 @@ async fn a_hanging_receiver_does_not_slow_deliveries_to_another() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attempt_that_times_out_is_a_failed_attempt() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(1)).await;
-    let mut r = Receiver::start(&ca, Mode::Hang).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(1), Mode::Hang).await;
     stocked_sku(&s, "SLOW-1").await;
     r.next(GUARD).await;
     let v = wait_deliveries(&s, &hook, "", |v| {
@@ -652,9 +658,7 @@ async fn a_receiver_whose_ca_is_not_trusted_is_a_failed_attempt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_deliveries_are_pruned_after_the_retention() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::Succeed).await;
     stocked_sku(&s, "PRUNE-1").await;
     r.next(GUARD).await;
     wait_deliveries(&s, &hook, "?status=delivered", |v| {
