@@ -32,13 +32,7 @@ async fn rate_limit_headers_on_every_response_and_429_after_the_burst() {
     let starter = s.client_of_tier(Tier::Starter);
     let now = time::OffsetDateTime::now_utc().unix_timestamp() as u64;
     for expected_remaining in [2, 1, 0] {
-        let resp = s
-            .http
-            .get(s.url("/api/products"))
-            .header("X-API-Key", &starter.api_key)
-            .send()
-            .await
-            .unwrap();
+        let resp = s.get_with_key("/api/products", &starter.api_key).await;
         assert_eq!(resp.status(), 200);
         let (limit, remaining, reset) = rate_headers(&resp);
         assert_eq!((limit, remaining), (60, expected_remaining));
@@ -47,13 +41,7 @@ async fn rate_limit_headers_on_every_response_and_429_after_the_burst() {
             "reset {reset} vs now {now}"
         );
     }
-    let resp = s
-        .http
-        .get(s.url("/api/products"))
-        .header("X-API-Key", &starter.api_key)
-        .send()
-        .await
-        .unwrap();
+    let resp = s.get_with_key("/api/products", &starter.api_key).await;
     assert_eq!(resp.status(), 429);
     let retry: u64 = resp.headers()["retry-after"]
         .to_str()

@@ -62,6 +62,26 @@ impl Server {
         v
     }
 
+    /// GETs `path` with another client's API key.
+    pub async fn get_with_key(&self, path: &str, api_key: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .header("X-API-Key", api_key)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// GETs `path` with a Bearer token.
+    pub async fn get_with_token(&self, path: &str, token: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// GETs `path` without credentials; the answer as text.
     pub async fn text(&self, path: &str) -> String {
         self.http
