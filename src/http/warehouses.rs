@@ -13,7 +13,7 @@ use super::address::{address_out, AddressOut};
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
-use super::fields::positive;
+use super::fields::{not_null, positive};
 use super::query::Query;
 use super::response::{json, Resp};
 use crate::domain::money::{self, Dec};
@@ -251,10 +251,7 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         ));
     }
     let patch = WarehousePatch {
-        name: match i.name {
-            Field::Null => return Err(ApiError::validation("name", "name cannot be null.")),
-            other => other.optional().map(name).transpose()?,
-        },
+        name: not_null("name", i.name)?.map(name).transpose()?,
         address: i
             .address
             .patch()

@@ -6,7 +6,7 @@ use storage::{Dimensions, Hazmat, Orientation};
 
 use super::super::body::Field;
 use super::super::error::ApiError;
-use super::super::fields::positive;
+use super::super::fields::{not_null, positive};
 use crate::domain::money::{self};
 use crate::domain::products::{NewProduct, ProductError, ProductPatch};
 
@@ -232,16 +232,6 @@ pub(super) fn new_product(i: ProductInput) -> Result<NewProduct, ApiError> {
             .transpose()?
             .unwrap_or(0),
     })
-}
-
-fn not_null<T>(field: &str, f: Field<T>) -> Result<Option<T>, ApiError> {
-    match f {
-        Field::Null => Err(ApiError::validation(
-            field,
-            format!("{field} cannot be null."),
-        )),
-        other => Ok(other.optional()),
-    }
 }
 
 pub(super) fn patch(i: ProductInput) -> Result<ProductPatch, ApiError> {
