@@ -4,7 +4,7 @@
 
 use rust_decimal::Decimal;
 use storage::tables::{Products, ProductsBySku, ProductsLive};
-use storage::{abort, Dimensions, Hazmat, Orientation, ProductRecord, Store, TxError};
+use storage::{abort, Abort, Dimensions, Hazmat, Orientation, ProductRecord, Store, Tx, TxError};
 
 use super::counters::{bump, next_version};
 use super::product_index::ProductIndex;
@@ -104,6 +104,17 @@ pub fn by_sku(store: &Store, sku: &str) -> storage::Result<Option<ProductRecord>
     }
 }
 
+/// The product `id` unless it is missing or soft-deleted.
+fn live(tx: &Tx<'_>, id: u128) -> Result<ProductRecord, Abort<ProductError>> {
+    match tx
+        .get::<Products>(&id)?
+        .filter(|r| r.deleted_at_ms.is_none())
+    {
+        Some(rec) => Ok(rec),
+        None => abort(ProductError::NotFound),
+    }
+}
+
 pub fn update(
     store: &Store,
     index: &ProductIndex,
@@ -112,12 +123,7 @@ pub fn update(
 ) -> Result<ProductRecord, TxError<ProductError>> {
     let now = now_ms();
     let rec = store.transact(|tx| {
-        let Some(mut rec) = tx
-            .get::<Products>(&id)?
-            .filter(|r| r.deleted_at_ms.is_none())
-        else {
-            return abort(ProductError::NotFound);
-        };
+        let mut rec = live(tx, id)?;
         if let Some(sku) = patch.sku.as_ref().filter(|s| **s != rec.sku) {
             if tx.contains::<ProductsBySku>(sku)? {
                 return abort(ProductError::SkuTaken);
@@ -179,12 +185,7 @@ pub fn delete(
 ) -> Result<ProductRecord, TxError<ProductError>> {
     let now = now_ms();
     let rec = store.transact(|tx| {
-        let Some(mut rec) = tx
-            .get::<Products>(&id)?
-            .filter(|r| r.deleted_at_ms.is_none())
-        else {
-            return abort(ProductError::NotFound);
-        };
+        let mut rec = live(tx, id)?;
         rec.updated_at_ms = next_version(rec.updated_at_ms, now);
         rec.deleted_at_ms = Some(rec.updated_at_ms);
         tx.insert::<Products>(&rec.id, &rec)?;

@@ -12,6 +12,7 @@ pub mod ctx;
 mod dispatch;
 pub mod docs;
 pub mod error;
+mod fields;
 pub mod health;
 pub mod idempotency;
 pub mod inbound;

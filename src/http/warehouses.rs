@@ -13,6 +13,7 @@ use super::address::{address_out, AddressOut};
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
+use super::fields::{not_null, positive};
 use super::query::Query;
 use super::response::{json, Resp};
 use crate::domain::money::{self, Dec};
@@ -74,17 +75,6 @@ pub fn validate_code(field: &str, v: &str) -> Result<String, ApiError> {
         Err(ApiError::validation(
             field,
             format!("{field} must be 1-32 letters, digits or '-'."),
-        ))
-    }
-}
-
-fn positive(field: &str, v: f64) -> Result<f64, ApiError> {
-    if v.is_finite() && v > 0.0 && v < 1e6 {
-        Ok(v)
-    } else {
-        Err(ApiError::validation(
-            field,
-            format!("{field} must be a positive number."),
         ))
     }
 }
@@ -261,10 +251,7 @@ pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         ));
     }
     let patch = WarehousePatch {
-        name: match i.name {
-            Field::Null => return Err(ApiError::validation("name", "name cannot be null.")),
-            other => other.optional().map(name).transpose()?,
-        },
+        name: not_null("name", i.name)?.map(name).transpose()?,
         address: i
             .address
             .patch()

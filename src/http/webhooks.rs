@@ -9,6 +9,7 @@ use storage::{Attempt, DeliveryRecord, DeliveryStatus, WebhookRecord};
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
+use super::fields::not_null;
 use super::query::Query;
 use super::response::{json, Resp};
 use crate::domain::events::KINDS;
@@ -195,28 +196,16 @@ pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"), WebhookError::NotFound)?;
     let i: Input = body::json(&ctx.body)?;
-    let null = |f: &str| ApiError::validation(f, format!("{f} cannot be null."));
-    let mut patch = WebhookPatch::default();
-    match i.url.patch() {
-        None => {}
-        Some(None) => return Err(null("url")),
-        Some(Some(u)) => patch.url = Some(validate_url(u)?),
-    }
-    match i.events.patch() {
-        None => {}
-        Some(None) => return Err(null("events")),
-        Some(Some(e)) => patch.events = Some(validate_events(e)?),
-    }
-    match i.secret.patch() {
-        None => {}
-        Some(None) => return Err(null("secret")),
-        Some(Some(s)) => patch.secret = Some(validate_secret(s)?),
-    }
-    match i.is_active.patch() {
-        None => {}
-        Some(None) => return Err(null("isActive")),
-        Some(Some(a)) => patch.is_active = Some(a),
-    }
+    let patch = WebhookPatch {
+        url: not_null("url", i.url)?.map(validate_url).transpose()?,
+        events: not_null("events", i.events)?
+            .map(validate_events)
+            .transpose()?,
+        secret: not_null("secret", i.secret)?
+            .map(validate_secret)
+            .transpose()?,
+        is_active: not_null("isActive", i.is_active)?,
+    };
     let rec = store::update(&ctx.app.store, id, patch, now_ms())?;
     ctx.wrote();
     Ok(json(StatusCode::OK, &to_json(&rec)))

@@ -14,17 +14,7 @@ async fn token_endpoint_issues_tokens_and_follows_rfc6749_errors() {
     let token_url = s.url("/oauth/token");
 
     // Form credentials.
-    let resp = s
-        .http
-        .post(&token_url)
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &c.client_id),
-            ("client_secret", &c.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let resp = s.token_response(c).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["cache-control"], "no-store");
     let (_, v) = body(resp).await;
@@ -147,13 +137,7 @@ async fn bearer_and_api_key_are_accepted_and_missing_or_bad_credentials_are_401(
     let s = Server::start().await;
     let token = s.token_for(&s.creds).await;
 
-    let by_bearer = s
-        .http
-        .get(s.url("/api/products"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let by_bearer = s.get_with_token("/api/products", &token).await;
     assert_eq!(by_bearer.status(), 200);
     let by_key = s.get("/api/products").send().await.unwrap();
     assert_eq!(by_key.status(), 200);
@@ -199,43 +183,15 @@ async fn a_deleted_clients_token_and_key_stop_working_at_once() {
     let s = Server::start().await;
     let extra = s.client_of_tier(Tier::Growth);
     let token = s.token_for(&extra).await;
-    let ok = s
-        .http
-        .get(s.url("/api/products"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let ok = s.get_with_token("/api/products", &token).await;
     assert_eq!(ok.status(), 200);
     assert_eq!(ok.headers()["x-ratelimit-limit"], "100", "growth tier");
 
     s.delete_client(&extra.client_id);
-    let by_token = s
-        .http
-        .get(s.url("/api/products"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let by_token = s.get_with_token("/api/products", &token).await;
     assert_eq!(by_token.status(), 401);
-    let by_key = s
-        .http
-        .get(s.url("/api/products"))
-        .header("X-API-Key", &extra.api_key)
-        .send()
-        .await
-        .unwrap();
+    let by_key = s.get_with_key("/api/products", &extra.api_key).await;
     assert_eq!(by_key.status(), 401);
-    let new_token = s
-        .http
-        .post(s.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &extra.client_id),
-            ("client_secret", &extra.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let new_token = s.token_response(&extra).await;
     assert_eq!(new_token.status(), 401);
 }

@@ -28,13 +28,7 @@ async fn json_import_reports_each_order() {
         {"externalId": "J-3", "customerEmail": "a@example.com", "items": [{"sku": "MUG", "quantity": "x"}]},
         json_order("J-4", "CUP", 60000),
     ]});
-    let (st, v) = body(
-        s.post_json("/api/orders/bulk-import", &orders)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, v) = s.post("/api/orders/bulk-import", &orders).await;
     assert_eq!(st, 200, "{v}");
     let statuses: Vec<&str> = v["results"]
         .as_array()
@@ -55,12 +49,12 @@ async fn json_import_reports_each_order() {
     assert_eq!(v["results"][3]["error"]["code"], "conflict");
     assert_eq!(v["results"][4]["error"]["field"], "items[0].quantity");
     assert_eq!(v["results"][5]["error"]["code"], "insufficient_inventory");
-    let (_, list) = body(s.get("/api/orders").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/orders").await;
     assert_eq!(
         list["pagination"]["total"], 1,
         "failed orders left nothing behind"
     );
-    let (_, inv) = body(s.get("/api/inventory?sku=CUP").send().await.unwrap()).await;
+    let (_, inv) = s.get_json("/api/inventory?sku=CUP").await;
     assert_eq!(inv["inventory"][0]["reserved"], 0);
 }
 
@@ -131,13 +125,13 @@ async fn a_thousand_order_csv_gives_exact_per_order_results() {
         v["counts"],
         json!({"total": 1000, "created": 1000 - invalid - duplicates, "duplicate": duplicates, "error": invalid})
     );
-    let (_, list) = body(s.get("/api/orders?limit=1").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/orders?limit=1").await;
     assert_eq!(
         list["pagination"]["total"],
         50 + 1000 - invalid - duplicates
     );
     let id = results[53]["orderId"].as_str().unwrap();
-    let (_, o) = body(s.get(&format!("/api/orders/{id}")).send().await.unwrap()).await;
+    let (_, o) = s.get_json(&format!("/api/orders/{id}")).await;
     assert_eq!(
         o["items"].as_array().unwrap().len(),
         3,

@@ -98,12 +98,7 @@ fn count(seen: &[Value], kind: &str) -> usize {
 async fn an_order_goes_from_pending_to_delivered_without_a_person() {
     let ca = TestCa::new();
     let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let pem = ca.pem.clone();
-    let s = Server::start_with(move |c| {
-        c.auto_pack = true;
-        c.webhook_ca = vec![pem];
-    })
-    .await;
+    let s = Server::start_auto_packing(&ca).await;
     let (status, v) = s
         .post(
             "/api/webhooks",
@@ -332,14 +327,13 @@ async fn an_order_that_cannot_be_packed_stays_pending_with_a_reason() {
     assert!(s.packages_of(&id).await.is_empty());
 
     // Fixed, it packs.
-    let (status, v) = body(
-        s.req(Method::PATCH, &format!("/api/products/{product}"))
-            .json(&json!({"weight": 2, "dimensions": {"width": 3, "height": 3, "length": 3}}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .send(
+            Method::PATCH,
+            &format!("/api/products/{product}"),
+            &json!({"weight": 2, "dimensions": {"width": 3, "height": 3, "length": 3}}),
+        )
+        .await;
     assert_eq!(status, 200, "{v}");
     let packed = s.pack(&id).await;
     assert!(packed["pendingReason"].is_null());
@@ -452,15 +446,7 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_docs_spell_out_the_inbound_signing_rules_and_every_package_route() {
     let s = Server::start().await;
-    let html = s
-        .http
-        .get(s.url("/api/docs"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = s.text("/api/docs").await;
     for needle in [
         "Inbound callbacks (for WMS and carrier integrators)",
         "fulfilld inbound set-secret --source wms",

@@ -32,13 +32,7 @@ async fn rate_limit_headers_on_every_response_and_429_after_the_burst() {
     let starter = s.client_of_tier(Tier::Starter);
     let now = time::OffsetDateTime::now_utc().unix_timestamp() as u64;
     for expected_remaining in [2, 1, 0] {
-        let resp = s
-            .http
-            .get(s.url("/api/products"))
-            .header("X-API-Key", &starter.api_key)
-            .send()
-            .await
-            .unwrap();
+        let resp = s.get_with_key("/api/products", &starter.api_key).await;
         assert_eq!(resp.status(), 200);
         let (limit, remaining, reset) = rate_headers(&resp);
         assert_eq!((limit, remaining), (60, expected_remaining));
@@ -47,13 +41,7 @@ async fn rate_limit_headers_on_every_response_and_429_after_the_burst() {
             "reset {reset} vs now {now}"
         );
     }
-    let resp = s
-        .http
-        .get(s.url("/api/products"))
-        .header("X-API-Key", &starter.api_key)
-        .send()
-        .await
-        .unwrap();
+    let resp = s.get_with_key("/api/products", &starter.api_key).await;
     assert_eq!(resp.status(), 429);
     let retry: u64 = resp.headers()["retry-after"]
         .to_str()
@@ -110,7 +98,7 @@ async fn idempotency_key_replays_refuses_reuse_and_reports_in_flight() {
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(body(again).await.1, first_body, "the stored response");
 
-    let (_, list) = body(s.get("/api/products").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/products").await;
     assert_eq!(list["pagination"]["total"], 1, "created once");
 
     let reused = create("k-1", &json!({"sku": "CUP", "name": "Cup", "price": 3}))
@@ -169,6 +157,20 @@ async fn idempotency_key_replays_refuses_reuse_and_reports_in_flight() {
     assert_eq!(done.status(), 201);
 }
 
+/// `POST /api/products` with this content type and raw body.
+async fn raw_product(
+    s: &Server,
+    content_type: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::Response {
+    s.req(Method::POST, "/api/products")
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_over_the_limit_are_413_and_other_media_types_415() {
     let s = Server::start_with(|c| c.limits.body_max_bytes = 2048).await;
@@ -180,32 +182,14 @@ async fn bodies_over_the_limit_are_413_and_other_media_types_415() {
     // Without a Content-Length (streamed), the limit still holds.
     let (tx, streamed) = held_body(&"x".repeat(3000));
     drop(tx);
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "application/json")
-        .body(streamed)
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "application/json", streamed).await;
     assert_eq!(resp.status(), 413);
 
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "text/plain")
-        .body("sku=1")
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "text/plain", "sku=1").await;
     assert_eq!(resp.status(), 415);
     assert_error(&resp.json().await.unwrap(), "unsupported_media_type", None);
 
-    let resp = s
-        .req(Method::POST, "/api/products")
-        .header("content-type", "application/json")
-        .body("{\"sku\": ")
-        .send()
-        .await
-        .unwrap();
+    let resp = raw_product(&s, "application/json", "{\"sku\": ").await;
     assert_eq!(resp.status(), 400);
     assert_error(&resp.json().await.unwrap(), "bad_request", None);
 

@@ -8,9 +8,7 @@ use serde_json::{json, Value};
 use storage::tables::{Inventory, InventoryAudit, Outbox};
 use storage::OutboxEvent;
 
-use crate::support::{
-    assert_error, body, catalog, sink_subscription, Crashable, Load, Server, Write,
-};
+use crate::support::{assert_error, catalog, sink_subscription, Crashable, Load, Server, Write};
 
 fn events(store: &storage::Store) -> Vec<OutboxEvent> {
     store.iter::<Outbox>().map(|r| r.unwrap().1).collect()
@@ -50,7 +48,7 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
         ),
     ];
     for (input, status, field) in cases {
-        let (st, v) = body(s.post_json("/api/inventory", &input).send().await.unwrap()).await;
+        let (st, v) = s.post("/api/inventory", &input).await;
         assert_eq!(st, status, "{input}");
         assert_eq!(v["error"]["field"], field, "{input}: {v}");
     }
@@ -66,16 +64,12 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
     assert_eq!(mug_rno["lowStockThreshold"], 3, "defaults to the product's");
     s.stock("MUG", "ATL", 4).await;
     s.stock("CUP", "RNO", 7).await;
-    let (st, v) = body(
-        s.post_json(
+    let (st, v) = s
+        .post(
             "/api/inventory",
             &json!({"sku": "MUG", "warehouseId": "RNO", "onHand": 1}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(st, 409);
     assert_error(&v, "conflict", Some("sku"));
 
@@ -86,7 +80,7 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
         ("?sku=MUG&warehouseId=ATL", 1),
         ("?sku=NONE", 0),
     ] {
-        let (st, v) = body(s.get(&format!("/api/inventory{q}")).send().await.unwrap()).await;
+        let (st, v) = s.get_json(&format!("/api/inventory{q}")).await;
         assert_eq!(st, 200);
         assert_eq!(v["pagination"]["total"], total, "{q}");
         assert_eq!(
@@ -95,23 +89,15 @@ async fn inventory_records_are_validated_unique_per_pair_and_filterable() {
             "{q}"
         );
     }
-    let (_, page) = body(
-        s.get("/api/inventory?sku=MUG&limit=1")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, page) = s.get_json("/api/inventory?sku=MUG&limit=1").await;
     assert_eq!(page["inventory"][0]["warehouseId"], "ATL", "newest first");
     let id = mug_rno["id"].as_str().unwrap();
-    let (st, got) = body(s.get(&format!("/api/inventory/{id}")).send().await.unwrap()).await;
+    let (st, got) = s.get_json(&format!("/api/inventory/{id}")).await;
     assert_eq!((st, &got), (200, &mug_rno));
     assert_eq!(
-        s.get("/api/inventory/00000000-0000-0000-0000-000000000000")
-            .send()
+        s.get_json("/api/inventory/00000000-0000-0000-0000-000000000000")
             .await
-            .unwrap()
-            .status(),
+            .0,
         404
     );
 }
@@ -133,14 +119,13 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
         (json!({"delta": 1}), "reason"),
         (json!({"delta": 1, "reason": " "}), "reason"),
     ] {
-        let (st, v) = body(
-            s.req(Method::PATCH, &format!("/api/inventory/{id}/adjust"))
-                .json(&input)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (st, v) = s
+            .send(
+                Method::PATCH,
+                &format!("/api/inventory/{id}/adjust"),
+                &input,
+            )
+            .await;
         assert_eq!(st, 422, "{input}");
         assert_error(&v, "validation_error", Some(field));
     }
@@ -198,13 +183,9 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
         (Some(2), Some(id.as_str()))
     );
 
-    let (st, h) = body(
-        s.get(&format!("/api/inventory/{id}/adjustments?limit=2"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (st, h) = s
+        .get_json(&format!("/api/inventory/{id}/adjustments?limit=2"))
+        .await;
     assert_eq!(st, 200);
     assert_eq!(h["pagination"]["total"], 6);
     assert_eq!(h["adjustments"][0]["reason"], "shrinkage");
@@ -212,13 +193,9 @@ async fn adjustments_keep_an_audit_trail_and_emit_exactly_their_events() {
     assert_eq!(h["adjustments"][0]["onHand"], 0);
     assert_eq!(h["adjustments"][1]["reason"], "restock");
     assert_eq!(h["adjustments"][0]["clientId"], s.creds.client_id.as_str());
-    let (_, last) = body(
-        s.get(&format!("/api/inventory/{id}/adjustments?offset=5"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, last) = s
+        .get_json(&format!("/api/inventory/{id}/adjustments?offset=5"))
+        .await;
     assert_eq!(last["adjustments"][0]["change"], "created");
 }
 
@@ -261,7 +238,7 @@ async fn fifty_concurrent_adjustments_end_at_the_exact_sum_and_never_below_zero(
             other => panic!("status {other}: {v}"),
         }
     }
-    let (_, rec) = body(s.get(&format!("/api/inventory/{id}")).send().await.unwrap()).await;
+    let (_, rec) = s.get_json(&format!("/api/inventory/{id}")).await;
     assert_eq!(rec["onHand"].as_i64(), Some(sum));
     // The audit trail replays to the same level and never dips below zero.
     let rec_id = uuid::Uuid::parse_str(&id).unwrap().as_u128();

@@ -72,7 +72,7 @@ async fn counters_move_with_traffic_and_promtool_accepts_the_exposition() {
         let resp = s.get(&format!("/api/products/{id}")).send().await.unwrap();
         assert_eq!(resp.status(), 200);
     }
-    let (st, _) = body(s.get("/api/products/nope").send().await.unwrap()).await;
+    let (st, _) = s.get_json("/api/products/nope").await;
     assert_eq!(st, 404);
 
     let (st, content_type, text) = scrape(&s).await;

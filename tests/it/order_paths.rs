@@ -150,12 +150,7 @@ async fn every_path_that_changes_an_order_keeps_search_and_status_pages_current(
 async fn orders_the_background_packer_packs_move_to_the_processing_page() {
     let ca = TestCa::new();
     let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let pem = ca.pem.clone();
-    let s = Server::start_with(move |c| {
-        c.auto_pack = true;
-        c.webhook_ca = vec![pem];
-    })
-    .await;
+    let s = Server::start_auto_packing(&ca).await;
     let (status, v) = s
         .post(
             "/api/webhooks",

@@ -9,18 +9,12 @@ use serde_json::{json, Value};
 use storage::tables::{Inventory, Orders, Outbox};
 
 use crate::support::{
-    address, assert_error, body, order_body, order_catalog, sink_subscription, Crashable, Load,
-    Server, Write,
+    address, assert_error, order_body, order_catalog, sink_subscription, Crashable, Load, Server,
+    Write,
 };
 
 async fn levels(s: &Server, sku: &str) -> HashMap<String, (i64, i64)> {
-    let (_, v) = body(
-        s.get(&format!("/api/inventory?sku={sku}"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, v) = s.get_json(&format!("/api/inventory?sku={sku}")).await;
     v["inventory"]
         .as_array()
         .unwrap()
@@ -128,7 +122,7 @@ async fn create_validates_each_field_by_path() {
         assert_eq!(v["error"]["field"], field, "{input}: {v}");
     }
     // A deleted product cannot be ordered.
-    let (_, mug) = body(s.get("/api/products/sku/MUG").send().await.unwrap()).await;
+    let (_, mug) = s.get_json("/api/products/sku/MUG").await;
     s.req(
         Method::DELETE,
         &format!("/api/products/{}", mug["id"].as_str().unwrap()),
@@ -139,7 +133,7 @@ async fn create_validates_each_field_by_path() {
     let (st, v) = s.create_order(&order_body("E", ok_items)).await;
     assert_eq!(st, 422);
     assert_error(&v, "validation_error", Some("items[0].sku"));
-    let (_, list) = body(s.get("/api/orders").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/orders").await;
     assert_eq!(
         list["pagination"]["total"], 0,
         "nothing created by invalid requests"
@@ -176,13 +170,9 @@ async fn totals_are_exact_prices_default_and_costs_appear_only_when_known() {
         "street1 accepted"
     );
     assert!(uuid::Uuid::parse_str(v["id"].as_str().unwrap()).is_ok());
-    let (_, got) = body(
-        s.get(&format!("/api/orders/{}", v["id"].as_str().unwrap()))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, got) = s
+        .get_json(&format!("/api/orders/{}", v["id"].as_str().unwrap()))
+        .await;
     assert_eq!(got, v);
 }
 
@@ -384,11 +374,9 @@ async fn status_moves_follow_the_machine_and_edits_need_pending() {
         .count();
     assert_eq!(updates, 4, "one order.updated per successful PATCH");
     assert_eq!(
-        s.get("/api/orders/00000000-0000-0000-0000-000000000000")
-            .send()
+        s.get_json("/api/orders/00000000-0000-0000-0000-000000000000")
             .await
-            .unwrap()
-            .status(),
+            .0,
         404
     );
 }
@@ -436,25 +424,17 @@ async fn lists_filter_by_status_text_and_date() {
             vec!["AMZ-9"],
         ),
     ] {
-        let (st, v) = body(s.get(&format!("/api/orders{q}")).send().await.unwrap()).await;
+        let (st, v) = s.get_json(&format!("/api/orders{q}")).await;
         assert_eq!(st, 200, "{q}");
         assert_eq!(exts(&v), want, "{q}");
     }
-    let (_, v) = body(
-        s.get(&format!("/api/orders?q={}", &ids[1][24..]))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, v) = s
+        .get_json(&format!("/api/orders?q={}", &ids[1][24..]))
+        .await;
     assert_eq!(exts(&v), ["shop-2"], "id substring");
-    let (_, v) = body(
-        s.get("/api/orders?status=pending&limit=1&offset=1")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, v) = s
+        .get_json("/api/orders?status=pending&limit=1&offset=1")
+        .await;
     assert_eq!(
         v["pagination"],
         json!({"limit": 1, "offset": 1, "total": 2})
@@ -463,7 +443,7 @@ async fn lists_filter_by_status_text_and_date() {
         ("?status=lost", "status"),
         ("?fromDate=yesterday", "fromDate"),
     ] {
-        let (st, v) = body(s.get(&format!("/api/orders{q}")).send().await.unwrap()).await;
+        let (st, v) = s.get_json(&format!("/api/orders{q}")).await;
         assert_eq!(st, 400, "{q}");
         assert_error(&v, "bad_request", Some(field));
     }

@@ -59,7 +59,7 @@ async fn create_validates_every_field_by_path() {
         ),
     ];
     for (input, field) in cases {
-        let (status, v) = body(s.post_json("/api/products", &input).send().await.unwrap()).await;
+        let (status, v) = s.post("/api/products", &input).await;
         assert_eq!(status, 422, "{input}");
         assert_error(&v, "validation_error", Some(field));
     }
@@ -67,7 +67,7 @@ async fn create_validates_every_field_by_path() {
         "unitCost": 7.1, "costCurrency": "EUR", "weight": 2.5,
         "dimensions": {"width": 6, "height": 7, "length": 6},
         "hazmat": {"class": "3", "unNumber": "1263"}, "orientation": "upright", "lowStockThreshold": 5});
-    let (status, p) = body(s.post_json("/api/products", &full).send().await.unwrap()).await;
+    let (status, p) = s.post("/api/products", &full).await;
     assert_eq!(status, 201);
     assert_eq!(p["price"], json!(19.99));
     assert_eq!(p["unitCost"], json!(7.1));
@@ -75,39 +75,23 @@ async fn create_validates_every_field_by_path() {
     assert_eq!(p["hazmat"]["unNumber"], "UN1263");
     assert_eq!(p["orientation"], "upright");
     assert_eq!(p["active"], true);
-    let (_, fetched) = body(
-        s.get(&format!("/api/products/{}", p["id"].as_str().unwrap()))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, fetched) = s
+        .get_json(&format!("/api/products/{}", p["id"].as_str().unwrap()))
+        .await;
     assert_eq!(fetched, p);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sku_is_unique_among_live_products_and_soft_delete_frees_it() {
     let s = Server::start().await;
-    let (status, first) = body(
-        s.post_json("/api/products", &mug("MUG-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, first) = s.post("/api/products", &mug("MUG-1")).await;
     assert_eq!(status, 201);
-    let (status, dup) = body(
-        s.post_json("/api/products", &mug("MUG-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, dup) = s.post("/api/products", &mug("MUG-1")).await;
     assert_eq!(status, 409);
     assert_error(&dup, "conflict", Some("sku"));
 
     let id = first["id"].as_str().unwrap();
-    let (status, by_sku) = body(s.get("/api/products/sku/MUG-1").send().await.unwrap()).await;
+    let (status, by_sku) = s.get_json("/api/products/sku/MUG-1").await;
     assert_eq!((status, &by_sku["id"]), (200, &first["id"]));
 
     let (status, deleted) = body(
@@ -121,18 +105,11 @@ async fn sku_is_unique_among_live_products_and_soft_delete_frees_it() {
     assert_eq!(deleted["active"], false);
     assert!(deleted["deletedAt"].is_string());
 
-    assert_eq!(
-        s.get("/api/products/sku/MUG-1")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    let (_, list) = body(s.get("/api/products").send().await.unwrap()).await;
+    assert_eq!(s.get_json("/api/products/sku/MUG-1").await.0, 404);
+    let (_, list) = s.get_json("/api/products").await;
     assert_eq!(list["pagination"]["total"], 0);
     assert_eq!(list["products"], json!([]));
-    let (status, history) = body(s.get(&format!("/api/products/{id}")).send().await.unwrap()).await;
+    let (status, history) = s.get_json(&format!("/api/products/{id}")).await;
     assert_eq!(
         (status, &history["active"]),
         (200, &json!(false)),
@@ -156,13 +133,7 @@ async fn sku_is_unique_among_live_products_and_soft_delete_frees_it() {
         404
     );
 
-    let (status, reused) = body(
-        s.post_json("/api/products", &mug("MUG-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, reused) = s.post("/api/products", &mug("MUG-1")).await;
     assert_eq!(status, 201, "SKU reusable after delete");
     assert_ne!(reused["id"], first["id"]);
 }
@@ -170,71 +141,30 @@ async fn sku_is_unique_among_live_products_and_soft_delete_frees_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn patch_updates_clears_and_guards_sku() {
     let s = Server::start().await;
-    let (_, a) = body(
-        s.post_json("/api/products", &mug("A-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    body(
-        s.post_json("/api/products", &mug("B-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, a) = s.post("/api/products", &mug("A-1")).await;
+    s.post("/api/products", &mug("B-1")).await;
     let path = format!("/api/products/{}", a["id"].as_str().unwrap());
-    let (status, v) = body(
-        s.req(Method::PATCH, &path)
-            .json(&json!({"sku": "B-1"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s.send(Method::PATCH, &path, &json!({"sku": "B-1"})).await;
     assert_eq!(status, 409);
     assert_error(&v, "conflict", Some("sku"));
-    let (status, v) = body(
-        s.req(Method::PATCH, &path)
-            .json(&json!({"name": null}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s.send(Method::PATCH, &path, &json!({"name": null})).await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("name"));
-    let (status, v) = body(
-        s.req(Method::PATCH, &path)
-            .json(&json!({"sku": "A-2", "price": 0.1, "dimensions": null, "weight": 1.5}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .send(
+            Method::PATCH,
+            &path,
+            &json!({"sku": "A-2", "price": 0.1, "dimensions": null, "weight": 1.5}),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(
         (v["sku"].as_str(), v["price"].as_f64(), v["weight"].as_f64()),
         (Some("A-2"), Some(0.1), Some(1.5))
     );
     assert!(v["dimensions"].is_null());
-    assert_eq!(
-        s.get("/api/products/sku/A-1")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    assert_eq!(
-        s.get("/api/products/sku/A-2")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(s.get_json("/api/products/sku/A-1").await.0, 404);
+    assert_eq!(s.get_json("/api/products/sku/A-2").await.0, 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,13 +180,7 @@ async fn lists_page_newest_first_and_reject_bad_limits() {
             201
         );
     }
-    let (_, page) = body(
-        s.get("/api/products?limit=2&offset=1")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, page) = s.get_json("/api/products?limit=2&offset=1").await;
     let skus: Vec<&str> = page["products"]
         .as_array()
         .unwrap()
@@ -274,7 +198,7 @@ async fn lists_page_newest_first_and_reject_bad_limits() {
         ("offset=-1", 422, "offset"),
         ("limit=ten", 400, "limit"),
     ] {
-        let (st, v) = body(s.get(&format!("/api/products?{q}")).send().await.unwrap()).await;
+        let (st, v) = s.get_json(&format!("/api/products?{q}")).await;
         assert_eq!(st, status, "{q}");
         assert_eq!(v["error"]["field"], field, "{q}");
     }
@@ -287,13 +211,7 @@ async fn list_follows_creates_updates_deletes_and_sku_reuse() {
     let s = Server::start().await;
     let mut ids = Vec::new();
     for i in 0..6 {
-        let (status, p) = body(
-            s.post_json("/api/products", &mug(&format!("P-{i}")))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, p) = s.post("/api/products", &mug(&format!("P-{i}"))).await;
         assert_eq!(status, 201);
         ids.push(p["id"].as_str().unwrap().to_string());
     }
@@ -325,14 +243,13 @@ async fn list_follows_creates_updates_deletes_and_sku_reuse() {
     };
     let mut last_updated = time::OffsetDateTime::UNIX_EPOCH;
     for round in 0..5 {
-        let (status, p) = body(
-            s.req(Method::PATCH, &path)
-                .json(&json!({"name": format!("Mug v{round}"), "price": 3.25 + round as f64}))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, p) = s
+            .send(
+                Method::PATCH,
+                &path,
+                &json!({"name": format!("Mug v{round}"), "price": 3.25 + round as f64}),
+            )
+            .await;
         assert_eq!(status, 200);
         let updated = parse(&p);
         assert!(updated > last_updated, "updatedAt strictly increases");
@@ -354,13 +271,7 @@ async fn list_follows_creates_updates_deletes_and_sku_reuse() {
     let v = list("limit=200").await;
     assert_eq!(skus(&v), ["P-5", "P-4", "P-3", "P-2", "P-0"]);
     assert_eq!(v["pagination"]["total"], 5);
-    let (status, reused) = body(
-        s.post_json("/api/products", &mug("P-1"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, reused) = s.post("/api/products", &mug("P-1")).await;
     assert_eq!(status, 201);
     let full = list("limit=200").await;
     assert_eq!(skus(&full), ["P-1", "P-5", "P-4", "P-3", "P-2", "P-0"]);
@@ -369,13 +280,9 @@ async fn list_follows_creates_updates_deletes_and_sku_reuse() {
 
     // Every item is exactly what GET by id returns (cached bytes equal a fresh render).
     for p in full["products"].as_array().unwrap() {
-        let (_, fetched) = body(
-            s.get(&format!("/api/products/{}", p["id"].as_str().unwrap()))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (_, fetched) = s
+            .get_json(&format!("/api/products/{}", p["id"].as_str().unwrap()))
+            .await;
         assert_eq!(&fetched, p);
     }
 
@@ -384,13 +291,9 @@ async fn list_follows_creates_updates_deletes_and_sku_reuse() {
         let mut walked = Vec::new();
         let mut offset = 0;
         loop {
-            let (_, v) = body(
-                s.get(&format!("/api/products?limit={limit}&offset={offset}"))
-                    .send()
-                    .await
-                    .unwrap(),
-            )
-            .await;
+            let (_, v) = s
+                .get_json(&format!("/api/products?limit={limit}&offset={offset}"))
+                .await;
             assert_eq!(
                 v["pagination"],
                 json!({"limit": limit, "offset": offset, "total": 6})

@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::{assert_error, body, Server};
+use crate::support::{assert_error, Server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warehouses_validate_boxes_by_path_and_keep_ids_unique() {
@@ -39,7 +39,7 @@ async fn warehouses_validate_boxes_by_path_and_keep_ids_unique() {
         ),
     ];
     for (input, field) in cases {
-        let (status, v) = body(s.post_json("/api/warehouses", &input).send().await.unwrap()).await;
+        let (status, v) = s.post("/api/warehouses", &input).await;
         assert_eq!(status, 422, "{input}");
         assert_error(&v, "validation_error", Some(field));
     }
@@ -47,7 +47,7 @@ async fn warehouses_validate_boxes_by_path_and_keep_ids_unique() {
     let rno = json!({"id": "RNO", "name": "Reno DC",
         "address": {"street1": "1 Main St", "city": "Reno", "region": "NV", "postalCode": "89501", "country": "us"},
         "boxes": [good_box, {"boxId": "L", "width": 20, "height": 20, "length": 20, "maxWeight": 50, "quantity": 10, "cost": 1.25, "tareWeight": 0.5}]});
-    let (status, w) = body(s.post_json("/api/warehouses", &rno).send().await.unwrap()).await;
+    let (status, w) = s.post("/api/warehouses", &rno).await;
     assert_eq!(status, 201, "{w}");
     assert_eq!(w["id"], "RNO");
     assert_eq!(
@@ -62,38 +62,30 @@ async fn warehouses_validate_boxes_by_path_and_keep_ids_unique() {
     );
     assert_eq!(w["boxes"][1]["cost"], json!(1.25));
 
-    let (status, v) = body(s.post_json("/api/warehouses", &rno).send().await.unwrap()).await;
+    let (status, v) = s.post("/api/warehouses", &rno).await;
     assert_eq!(status, 409);
     assert_error(&v, "conflict", Some("id"));
 
-    let (status, gen) = body(
-        s.post_json("/api/warehouses", &json!({"name": "Overflow"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, gen) = s
+        .post("/api/warehouses", &json!({"name": "Overflow"}))
+        .await;
     assert_eq!(status, 201);
     assert!(gen["id"].as_str().unwrap().starts_with("WH-"));
 
-    let (status, patched) = body(
-        s.req(Method::PATCH, "/api/warehouses/RNO")
-            .json(&json!({"boxes": [good_box], "name": "Reno"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, patched) = s
+        .send(
+            Method::PATCH,
+            "/api/warehouses/RNO",
+            &json!({"boxes": [good_box], "name": "Reno"}),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(patched["boxes"].as_array().unwrap().len(), 1);
     assert_eq!(patched["name"], "Reno");
     assert_eq!(patched["address"]["city"], "Reno", "untouched fields stay");
 
-    assert_eq!(
-        s.get("/api/warehouses/NOPE").send().await.unwrap().status(),
-        404
-    );
-    let (_, list) = body(s.get("/api/warehouses?limit=1").send().await.unwrap()).await;
+    assert_eq!(s.get_json("/api/warehouses/NOPE").await.0, 404);
+    let (_, list) = s.get_json("/api/warehouses?limit=1").await;
     assert_eq!(list["pagination"]["total"], 2);
     assert_eq!(list["warehouses"][0]["name"], "Overflow", "newest first");
 }

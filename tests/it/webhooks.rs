@@ -31,18 +31,26 @@ async fn server(ca: &TestCa, timeout: Duration) -> Server {
 }
 
 async fn subscribe(s: &Server, url: &str, events: &[&str], active: bool) -> String {
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             "/api/webhooks",
             &json!({"url": url, "events": events, "secret": SECRET, "isActive": active}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 201, "{v}");
     v["id"].as_str().unwrap().to_string()
+}
+
+/// A server and one receiver in `mode`, subscribed to `inventory.adjusted`; the hook's id.
+async fn adjustments_hook(
+    ca: &TestCa,
+    timeout: Duration,
+    mode: Mode,
+) -> (Server, Receiver, String) {
+    let s = server(ca, timeout).await;
+    let r = Receiver::start(ca, mode).await;
+    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    (s, r, hook)
 }
 
 /// One more `inventory.adjusted`.
@@ -52,13 +60,9 @@ async fn adjust(s: &Server, inventory: &str) {
 }
 
 async fn deliveries(s: &Server, hook: &str, query: &str) -> Value {
-    let (status, v) = body(
-        s.get(&format!("/api/webhooks/{hook}/deliveries{query}"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .get_json(&format!("/api/webhooks/{hook}/deliveries{query}"))
+        .await;
     assert_eq!(status, 200, "{v}");
     v
 }
@@ -133,19 +137,12 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
     assert_eq!(created["events"], json!(["order.created"]));
     let id = created["id"].as_str().unwrap();
 
-    let (_, list) = body(s.get("/api/webhooks").send().await.unwrap()).await;
+    let (_, list) = s.get_json("/api/webhooks").await;
     assert_eq!(list["pagination"]["total"], 1);
     assert_eq!(list["webhooks"][0]["id"], id);
     assert!(!list.to_string().contains(SECRET));
 
-    let (status, patched) = body(
-        s.req(Method::PATCH, &format!("/api/webhooks/{id}"))
-            .json(&json!({"isActive": false, "events": ["order.created", "inventory.adjusted"], "secret": "another-secret-0123456"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, patched) = s.send(Method::PATCH, &format!("/api/webhooks/{id}"), &json!({"isActive": false, "events": ["order.created", "inventory.adjusted"], "secret": "another-secret-0123456"})).await;
     assert_eq!(status, 200, "{patched}");
     assert_eq!(patched["isActive"], false);
     assert_eq!(
@@ -153,18 +150,17 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
         json!(["order.created", "inventory.adjusted"])
     );
     assert!(patched.get("secret").is_none());
-    let (status, v) = body(
-        s.req(Method::PATCH, &format!("/api/webhooks/{id}"))
-            .json(&json!({"url": "ftp://x"}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = s
+        .send(
+            Method::PATCH,
+            &format!("/api/webhooks/{id}"),
+            &json!({"url": "ftp://x"}),
+        )
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("url"));
 
-    let (status, got) = body(s.get(&format!("/api/webhooks/{id}")).send().await.unwrap()).await;
+    let (status, got) = s.get_json(&format!("/api/webhooks/{id}")).await;
     assert_eq!(status, 200);
     assert!(got.get("secret").is_none());
     let status = s
@@ -174,7 +170,7 @@ async fn subscriptions_validate_input_and_never_return_the_secret() {
         .unwrap()
         .status();
     assert_eq!(status, 200);
-    let (status, v) = body(s.get(&format!("/api/webhooks/{id}")).send().await.unwrap()).await;
+    let (status, v) = s.get_json(&format!("/api/webhooks/{id}")).await;
     assert_eq!(status, 404);
     assert_error(&v, "not_found", None);
 }
@@ -258,13 +254,9 @@ async fn deliveries_are_signed_and_respect_filters_inactive_and_deletion() {
     assert_ne!(second.event_id(), hit.event_id());
 
     // The test action sends a signed sample event, even to the order-only subscription.
-    let (status, queued) = body(
-        s.post_json(&format!("/api/webhooks/{orders_only}/test"), &json!({}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, queued) = s
+        .post(&format!("/api/webhooks/{orders_only}/test"), &json!({}))
+        .await;
     assert_eq!(status, 202, "{queued}");
     let sample = other_kind.next(GUARD).await;
     assert!(verify(SECRET, &sample));
@@ -276,9 +268,7 @@ async fn deliveries_are_signed_and_respect_filters_inactive_and_deletion() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_failing_twice_sees_three_attempts_with_one_event_id() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::FailNext(2)).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::FailNext(2)).await;
     stocked_sku(&s, "RETRY-1").await;
     let hits = [
         r.next(GUARD).await,
@@ -318,9 +308,7 @@ async fn a_receiver_failing_twice_sees_three_attempts_with_one_event_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::AlwaysFail).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::AlwaysFail).await;
     let inventory = stocked_sku(&s, "FAIL-1").await;
     let mut hits = Vec::new();
     for _ in 0..5 {
@@ -359,16 +347,12 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
     // The endpoint is back: a manual retry of the first...
     r.set_mode(Mode::Succeed);
     let delivery = failed["id"].as_str().unwrap();
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/deliveries/{delivery}/retry"),
             &json!({}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["status"], "pending");
     let again = r.next(GUARD).await;
@@ -378,29 +362,21 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
         v["pagination"]["total"] == 1
     })
     .await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/deliveries/{delivery}/retry"),
             &json!({}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 409, "only failed deliveries are retried: {v}");
 
     // ...and a recover re-queues the rest since a time.
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/recover"),
             &json!({"since": "2000-01-01"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["requeued"], 1);
     let recovered = r.next(GUARD).await;
@@ -409,16 +385,12 @@ async fn an_always_failing_receiver_sees_five_attempts_then_retry_and_recover() 
         v["pagination"]["total"] == 2
     })
     .await;
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{hook}/recover"),
             &json!({"since": "yesterday"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!(status, 422);
     assert_error(&v, "validation_error", Some("since"));
 }
@@ -454,9 +426,7 @@ async fn a_hanging_receiver_does_not_slow_deliveries_to_another() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attempt_that_times_out_is_a_failed_attempt() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(1)).await;
-    let mut r = Receiver::start(&ca, Mode::Hang).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(1), Mode::Hang).await;
     stocked_sku(&s, "SLOW-1").await;
     r.next(GUARD).await;
     let v = wait_deliveries(&s, &hook, "", |v| {
@@ -620,16 +590,12 @@ async fn deactivating_or_deleting_a_subscription_stops_its_queued_deliveries() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    let (status, v) = body(
-        s.post_json(
+    let (status, v) = s
+        .post(
             &format!("/api/webhooks/{paused_hook}/recover"),
             &json!({"since": "2000-01-01T00:00:00Z"}),
         )
-        .send()
-        .await
-        .unwrap(),
-    )
-    .await;
+        .await;
     assert_eq!((status, v["requeued"].as_u64()), (200, Some(1)));
     assert_eq!(paused.next(GUARD).await.answered, 200);
 }
@@ -637,15 +603,7 @@ async fn deactivating_or_deleting_a_subscription_stops_its_queued_deliveries() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_docs_show_the_envelope_headers_and_verification_snippets() {
     let s = Server::start().await;
-    let html = s
-        .http
-        .get(s.url("/api/docs"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = s.text("/api/docs").await;
     for needle in [
         "X-Webhook-Signature",
         "X-Webhook-Timestamp",
@@ -700,9 +658,7 @@ async fn a_receiver_whose_ca_is_not_trusted_is_a_failed_attempt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_deliveries_are_pruned_after_the_retention() {
     let ca = TestCa::new();
-    let s = server(&ca, Duration::from_secs(5)).await;
-    let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
+    let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(5), Mode::Succeed).await;
     stocked_sku(&s, "PRUNE-1").await;
     r.next(GUARD).await;
     wait_deliveries(&s, &hook, "?status=delivered", |v| {

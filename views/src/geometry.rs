@@ -45,32 +45,28 @@ pub(crate) fn below(a: &Extent, b: &Extent) -> bool {
     a0 + a1 < b0 + b1
 }
 
+/// Unit extents and a fixed tolerance for the tests of the geometry and the painting order.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Point, Size, Unit};
+pub(crate) mod fixtures {
+    use super::{Extent, Tol};
+    use crate::model::Unit;
 
-    fn unit(p: [f64; 3], d: [f64; 3]) -> Extent {
-        Unit {
-            position: Point {
-                x: p[0],
-                y: p[1],
-                z: p[2],
-            },
-            dimensions: Size {
-                width: d[0],
-                height: d[1],
-                length: d[2],
-            },
-            ..Unit::default()
-        }
-        .extent()
+    /// The extent of an anonymous unit at `p` with extents `d`.
+    pub fn unit(p: [f64; 3], d: [f64; 3]) -> Extent {
+        Unit::new("", p, d).extent()
     }
 
-    const T: Tol = Tol {
+    /// A box of scale about 10: `eps` well below and `contact` the engine's 1/1000.
+    pub const T: Tol = Tol {
         eps: 1e-6,
         contact: 1e-3,
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{unit, T};
+    use super::*;
 
     #[test]
     fn rests_on_needs_touching_and_shared_area() {

@@ -77,6 +77,23 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// A unit named by its SKU, with its lowest corner at `position` and its placed extents
+    /// `dimensions` (width, height, length); the rest default.
+    pub fn new(sku: &str, position: [f64; 3], dimensions: [f64; 3]) -> Unit {
+        let ([x, y, z], [width, height, length]) = (position, dimensions);
+        Unit {
+            sku: sku.into(),
+            name: sku.into(),
+            position: Point { x, y, z },
+            dimensions: Size {
+                width,
+                height,
+                length,
+            },
+            ..Unit::default()
+        }
+    }
+
     /// The unit's ranges along x, y and z.
     pub(crate) fn extent(&self) -> Extent {
         let (p, d) = (&self.position, &self.dimensions);

@@ -182,24 +182,6 @@ fn prefer(a: Candidate, b: Candidate, last: Option<(&Extent, usize)>, t: Tol) ->
 mod tests {
     use super::*;
 
-    fn unit(sku: &str, p: [f64; 3], d: [f64; 3]) -> Unit {
-        Unit {
-            sku: sku.into(),
-            name: sku.into(),
-            position: Point {
-                x: p[0],
-                y: p[1],
-                z: p[2],
-            },
-            dimensions: Size {
-                width: d[0],
-                height: d[1],
-                length: d[2],
-            },
-            ..Unit::default()
-        }
-    }
-
     fn boxed(units: Vec<Unit>) -> PackedBox {
         PackedBox {
             box_id: "b".into(),
@@ -220,8 +202,8 @@ mod tests {
     fn a_unit_comes_after_what_it_rests_on_and_names_it() {
         // Listed top first: the order must still put the carrying unit first.
         let b = boxed(vec![
-            unit("top", [0.0, 1.0, 0.0], [2.0, 1.0, 2.0]),
-            unit("base", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
+            Unit::new("top", [0.0, 1.0, 0.0], [2.0, 1.0, 2.0]),
+            Unit::new("base", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
         ]);
         let s = loading_order(&b);
         assert_eq!(skus(&s), ["base", "top"]);
@@ -233,9 +215,9 @@ mod tests {
     #[test]
     fn floor_goes_back_to_front_then_up() {
         let b = boxed(vec![
-            unit("front", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
-            unit("on-back", [0.0, 1.0, 2.0], [2.0, 1.0, 2.0]),
-            unit("back", [0.0, 0.0, 2.0], [2.0, 1.0, 2.0]),
+            Unit::new("front", [0.0, 0.0, 0.0], [2.0, 1.0, 2.0]),
+            Unit::new("on-back", [0.0, 1.0, 2.0], [2.0, 1.0, 2.0]),
+            Unit::new("back", [0.0, 0.0, 2.0], [2.0, 1.0, 2.0]),
         ]);
         assert_eq!(skus(&loading_order(&b)), ["back", "front", "on-back"]);
     }
@@ -245,16 +227,16 @@ mod tests {
         // Row at the back: a, b, a (left to right); plain back-to-front-left-to-right would
         // interleave the SKUs; the run keeps the two a's together.
         let b = boxed(vec![
-            unit("a", [0.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
-            unit("b", [1.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
-            unit("a", [2.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+            Unit::new("a", [0.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+            Unit::new("b", [1.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
+            Unit::new("a", [2.0, 0.0, 3.0], [1.0, 1.0, 1.0]),
         ]);
         assert_eq!(skus(&loading_order(&b)), ["a", "a", "b"]);
     }
 
     #[test]
     fn serializes_with_the_api_names() {
-        let mut u = unit("s", [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+        let mut u = Unit::new("s", [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
         u.hazmat_class = Some("3".into());
         u.orientation = Orientation::Upright;
         let v = serde_json::to_value(loading_order(&boxed(vec![u]))).unwrap();
@@ -272,10 +254,10 @@ mod tests {
         // Overlapping units, a zero-height unit inside another, and a NaN: no panic, and each
         // unit gets exactly one step.
         let b = boxed(vec![
-            unit("a", [0.0, 0.0, 0.0], [2.0, 2.0, 2.0]),
-            unit("b", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]),
-            unit("c", [0.5, 1.0, 0.5], [1.0, 0.0, 1.0]),
-            unit("d", [f64::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]),
+            Unit::new("a", [0.0, 0.0, 0.0], [2.0, 2.0, 2.0]),
+            Unit::new("b", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]),
+            Unit::new("c", [0.5, 1.0, 0.5], [1.0, 0.0, 1.0]),
+            Unit::new("d", [f64::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]),
         ]);
         let s = loading_order(&b);
         let mut units: Vec<usize> = s.iter().map(|s| s.unit).collect();

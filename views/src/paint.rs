@@ -144,29 +144,7 @@ pub(crate) fn paint_order(units: &[Extent], t: Tol) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Point, Size, Unit};
-
-    fn unit(p: [f64; 3], d: [f64; 3]) -> Extent {
-        Unit {
-            position: Point {
-                x: p[0],
-                y: p[1],
-                z: p[2],
-            },
-            dimensions: Size {
-                width: d[0],
-                height: d[1],
-                length: d[2],
-            },
-            ..Unit::default()
-        }
-        .extent()
-    }
-
-    const T: Tol = Tol {
-        eps: 1e-6,
-        contact: 1e-3,
-    };
+    use crate::geometry::fixtures::{unit, T};
 
     #[test]
     fn behind_follows_the_view_from_front_right_above() {

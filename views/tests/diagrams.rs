@@ -3,25 +3,7 @@
 
 mod common;
 
-use views::{diagram, loading_order, PackedBox, Point, Size, Unit};
-
-fn unit(sku: &str, p: [f64; 3], d: [f64; 3]) -> Unit {
-    Unit {
-        sku: sku.into(),
-        name: sku.into(),
-        position: Point {
-            x: p[0],
-            y: p[1],
-            z: p[2],
-        },
-        dimensions: Size {
-            width: d[0],
-            height: d[1],
-            length: d[2],
-        },
-        ..Unit::default()
-    }
-}
+use views::{diagram, loading_order, PackedBox, Size, Unit};
 
 fn boxed(units: Vec<Unit>) -> PackedBox {
     PackedBox {
@@ -60,19 +42,19 @@ fn painted(bx: &PackedBox) -> Vec<String> {
 fn the_nearer_unit_is_painted_after_the_farther() {
     // "back" stands behind "front" (larger z) and is listed last: drawn first all the same.
     let bx = boxed(vec![
-        unit("front", [2.0, 0.0, 0.0], [4.0, 4.0, 3.0]),
-        unit("back", [2.0, 0.0, 6.0], [4.0, 4.0, 3.0]),
+        Unit::new("front", [2.0, 0.0, 0.0], [4.0, 4.0, 3.0]),
+        Unit::new("back", [2.0, 0.0, 6.0], [4.0, 4.0, 3.0]),
     ]);
     assert_eq!(painted(&bx), ["back", "front"]);
     // The viewer is at the right (+x) and above: the right one and the upper one are nearer.
     let bx = boxed(vec![
-        unit("right", [5.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
-        unit("left", [0.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
+        Unit::new("right", [5.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
+        Unit::new("left", [0.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
     ]);
     assert_eq!(painted(&bx), ["left", "right"]);
     let bx = boxed(vec![
-        unit("top", [0.0, 3.0, 0.0], [3.0, 3.0, 3.0]),
-        unit("bottom", [0.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
+        Unit::new("top", [0.0, 3.0, 0.0], [3.0, 3.0, 3.0]),
+        Unit::new("bottom", [0.0, 0.0, 0.0], [3.0, 3.0, 3.0]),
     ]);
     assert_eq!(painted(&bx), ["bottom", "top"]);
 }
@@ -82,8 +64,8 @@ fn a_long_unit_in_front_is_painted_after_a_near_looking_one_behind_it() {
     // A sort by any single point (centre depth, nearest corner) gets this wrong: the long
     // plank lies in front of the cube, but the cube's corner is nearer to the viewer.
     let bx = boxed(vec![
-        unit("plank", [0.0, 0.0, 0.0], [10.0, 1.0, 1.0]),
-        unit("cube", [8.0, 0.0, 1.0], [2.0, 6.0, 2.0]),
+        Unit::new("plank", [0.0, 0.0, 0.0], [10.0, 1.0, 1.0]),
+        Unit::new("cube", [8.0, 0.0, 1.0], [2.0, 6.0, 2.0]),
     ]);
     assert_eq!(painted(&bx), ["cube", "plank"]);
 }
@@ -159,7 +141,7 @@ fn touching_units_of_real_packings_paint_the_farther_first() {
 
 #[test]
 fn text_is_escaped_and_upright_units_get_an_arrow() {
-    let mut u = unit("<A&B>", [0.0, 0.0, 0.0], [5.0, 5.0, 5.0]);
+    let mut u = Unit::new("<A&B>", [0.0, 0.0, 0.0], [5.0, 5.0, 5.0]);
     u.name = "Jar \"large\" & lid".into();
     u.orientation = views::Orientation::Upright;
     u.fragile = true;
@@ -176,7 +158,7 @@ fn text_is_escaped_and_upright_units_get_an_arrow() {
         .filter(|n| n.tag_name().name() == "use")
         .count();
     assert_eq!(arrows, 1);
-    let plain = boxed(vec![unit("p", [0.0, 0.0, 0.0], [5.0, 5.0, 5.0])]);
+    let plain = boxed(vec![Unit::new("p", [0.0, 0.0, 0.0], [5.0, 5.0, 5.0])]);
     assert!(!diagram(&plain, &loading_order(&plain), None).contains("<use"));
 }
 
@@ -234,7 +216,7 @@ fn tall_and_flat_boxes_stay_a_readable_size() {
 #[test]
 fn long_labels_stay_inside_the_picture() {
     let sku = "SKU-WITH-A-VERY-LONG-NAME-0001";
-    let mut u = unit(sku, [9.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+    let mut u = Unit::new(sku, [9.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
     u.name = "x".repeat(300);
     let bx = boxed(vec![u]);
     let svg = diagram(&bx, &loading_order(&bx), Some(1));
@@ -278,10 +260,10 @@ fn units_in_front_of_step_k_are_see_through() {
     // Loading: the base and the tall front unit (floor), then the unit on the base, which
     // stands behind the tall one in the picture.
     let bx = boxed(vec![
-        unit("base", [0.0, 0.0, 6.0], [4.0, 2.0, 4.0]),
-        unit("tall", [0.0, 0.0, 0.0], [6.0, 8.0, 3.0]),
-        unit("on-base", [0.0, 2.0, 6.0], [4.0, 2.0, 4.0]),
-        unit("aside", [8.0, 0.0, 8.0], [2.0, 1.0, 2.0]),
+        Unit::new("base", [0.0, 0.0, 6.0], [4.0, 2.0, 4.0]),
+        Unit::new("tall", [0.0, 0.0, 0.0], [6.0, 8.0, 3.0]),
+        Unit::new("on-base", [0.0, 2.0, 6.0], [4.0, 2.0, 4.0]),
+        Unit::new("aside", [8.0, 0.0, 8.0], [2.0, 1.0, 2.0]),
     ]);
     let steps = loading_order(&bx);
     let names: Vec<&str> = steps.iter().map(|s| s.sku.as_str()).collect();

@@ -7,6 +7,7 @@ use storage::OrderStatus;
 use super::super::address::AddressInput;
 use super::super::body::Field;
 use super::super::error::ApiError;
+use super::super::fields::not_null;
 use super::super::text::{email, short_text};
 use crate::domain::money;
 use crate::domain::orders::{NewLine, NewOrder, OrderPatch};
@@ -150,32 +151,17 @@ pub(super) struct PatchInput {
 /// Validates a PATCH body into a domain patch that changes something.
 pub(super) fn patch(i: PatchInput) -> Result<OrderPatch, ApiError> {
     let patch = OrderPatch {
-        status: match i.status {
-            Field::Absent => None,
-            Field::Null => return Err(ApiError::validation("status", "status cannot be null.")),
-            Field::Value(s) => Some(
-                OrderStatus::parse(&s)
-                    .ok_or_else(|| ApiError::validation("status", status_list()))?,
-            ),
-        },
-        customer_email: match i.customer_email {
-            Field::Null => {
-                return Err(ApiError::validation(
-                    "customerEmail",
-                    "customerEmail cannot be null.",
-                ))
-            }
-            other => other.optional().map(email).transpose()?,
-        },
-        shipping_addresses: match i.shipping_addresses {
-            Field::Null => {
-                return Err(ApiError::validation(
-                    "shippingAddresses",
-                    "shippingAddresses cannot be null.",
-                ))
-            }
-            other => other.optional().map(addresses).transpose()?,
-        },
+        status: not_null("status", i.status)?
+            .map(|s| {
+                OrderStatus::parse(&s).ok_or_else(|| ApiError::validation("status", status_list()))
+            })
+            .transpose()?,
+        customer_email: not_null("customerEmail", i.customer_email)?
+            .map(email)
+            .transpose()?,
+        shipping_addresses: not_null("shippingAddresses", i.shipping_addresses)?
+            .map(addresses)
+            .transpose()?,
         billing_address: i
             .billing_address
             .patch()

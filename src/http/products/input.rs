@@ -6,6 +6,7 @@ use storage::{Dimensions, Hazmat, Orientation};
 
 use super::super::body::Field;
 use super::super::error::ApiError;
+use super::super::fields::{not_null, positive};
 use crate::domain::money::{self};
 use crate::domain::products::{NewProduct, ProductError, ProductPatch};
 
@@ -97,17 +98,6 @@ fn amount(field: &str, n: &serde_json::Number) -> Result<Decimal, ApiError> {
                 ),
             )
         })
-}
-
-fn positive(field: &str, v: f64) -> Result<f64, ApiError> {
-    if v.is_finite() && v > 0.0 && v < 1e6 {
-        Ok(v)
-    } else {
-        Err(ApiError::validation(
-            field,
-            format!("{field} must be a positive number."),
-        ))
-    }
 }
 
 fn dimensions(d: DimensionsInput) -> Result<Dimensions, ApiError> {
@@ -242,16 +232,6 @@ pub(super) fn new_product(i: ProductInput) -> Result<NewProduct, ApiError> {
             .transpose()?
             .unwrap_or(0),
     })
-}
-
-fn not_null<T>(field: &str, f: Field<T>) -> Result<Option<T>, ApiError> {
-    match f {
-        Field::Null => Err(ApiError::validation(
-            field,
-            format!("{field} cannot be null."),
-        )),
-        other => Ok(other.optional()),
-    }
 }
 
 pub(super) fn patch(i: ProductInput) -> Result<ProductPatch, ApiError> {

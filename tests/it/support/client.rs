@@ -57,9 +57,46 @@ impl Server {
 
     /// GETs `path`, asserts 200 and returns the answer.
     pub async fn get_ok(&self, path: &str) -> Value {
-        let (status, v) = body(self.get(path).send().await.unwrap()).await;
+        let (status, v) = self.get_json(path).await;
         assert_eq!(status, 200, "GET {path}: {v}");
         v
+    }
+
+    /// GETs `path` with another client's API key.
+    pub async fn get_with_key(&self, path: &str, api_key: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .header("X-API-Key", api_key)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// GETs `path` with a Bearer token.
+    pub async fn get_with_token(&self, path: &str, token: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// GETs `path` without credentials; the answer as text.
+    pub async fn text(&self, path: &str) -> String {
+        self.http
+            .get(self.url(path))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
+    /// GETs `path`; the status and answer.
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        body(self.get(path).send().await.unwrap()).await
     }
 
     /// A request with a JSON body and the test client's key; the status and answer.

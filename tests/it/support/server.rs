@@ -12,7 +12,7 @@ use storage::{Store, Tier};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 
-use super::https_client;
+use super::{https_client, TestCa};
 
 pub fn test_config(dir: &Path) -> Config {
     Config::build(
@@ -49,6 +49,16 @@ pub struct Server {
 impl Server {
     pub async fn start() -> Server {
         Server::start_with(|_| {}).await
+    }
+
+    /// A server whose packer packs new orders on its own and whose webhooks trust `ca`.
+    pub async fn start_auto_packing(ca: &TestCa) -> Server {
+        let pem = ca.pem.clone();
+        Server::start_with(move |c| {
+            c.auto_pack = true;
+            c.webhook_ca = vec![pem];
+        })
+        .await
     }
 
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Server {
@@ -158,9 +168,9 @@ impl Server {
         assert!(reply.ok, "{:?}", reply.error);
     }
 
-    pub async fn token_for(&self, creds: &Credentials) -> String {
-        let resp = self
-            .http
+    /// The token endpoint's answer to `creds` sent as form fields.
+    pub async fn token_response(&self, creds: &Credentials) -> reqwest::Response {
+        self.http
             .post(self.url("/oauth/token"))
             .form(&[
                 ("grant_type", "client_credentials"),
@@ -169,7 +179,11 @@ impl Server {
             ])
             .send()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    pub async fn token_for(&self, creds: &Credentials) -> String {
+        let resp = self.token_response(creds).await;
         assert_eq!(resp.status(), 200);
         resp.json::<Value>().await.unwrap()["access_token"]
             .as_str()
