@@ -236,7 +236,8 @@ pub(super) fn operation(def: &RouteDef) -> Value {
     ) {
         errors.push("Unauthorized");
     }
-    if def.path.contains('{') {
+    // A body names other records too (a package, a SKU, a warehouse): 404 when unknown.
+    if def.path.contains('{') || matches!(def.body, BodyKind::Json | BodyKind::JsonOrCsv) {
         errors.push("NotFound");
     }
     if has_query || has_body {
