@@ -104,15 +104,16 @@ pub fn to_json(a: &AddressRecord) -> Value {
 
 pub fn schema() -> Value {
     let s = |d: &str| json!({"type": "string", "description": d});
+    let opt = |d: &str| json!({"type": ["string", "null"], "description": d});
     json!({
         "type": "object",
         "required": ["line1", "city", "postalCode", "country"],
         "properties": {
-            "name": s("Recipient"),
+            "name": opt("Recipient"),
             "line1": s("Street line; the alias street1 is accepted in requests"),
-            "line2": s("Optional second line"),
+            "line2": opt("Optional second line"),
             "city": s("City"),
-            "region": s("State or region code"),
+            "region": opt("State or region code"),
             "postalCode": s("Postal code"),
             "country": {"type": "string", "pattern": "^[A-Z]{2}$", "description": "ISO 3166-1 alpha-2"},
         }

@@ -297,7 +297,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 "status": {"enum": ["created", "duplicate", "error"], "description": "duplicate: the same order exists under this externalId"},
                 "orderId": {"type": "string", "format": "uuid"},
                 "rows": {"type": "array", "items": {"type": "integer"}, "description": "CSV rows of this order (header = row 1)"},
-                "error": {"$ref": "#/components/schemas/Error/properties/error"}}}},
+                "error": {"$ref": "#/components/schemas/ErrorBody"}}}},
             "counts": {"type": "object", "properties": {
                 "total": {"type": "integer"}, "created": {"type": "integer"}, "duplicate": {"type": "integer"}, "error": {"type": "integer"}}}}}),
         ),

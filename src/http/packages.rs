@@ -382,7 +382,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 "eventId": {"type": "string"}, "source": {"type": "string", "example": "carrier:ups"},
                 "packageId": {"type": "string"}, "status": {"enum": statuses},
                 "occurredAt": ts, "location": {"type": ["string", "null"]},
-                "outcome": {"enum": ["applied", "ignored"]},
+                "outcome": {"enum": ["applied", "ignored", "duplicate"], "description": "Stored events are applied or ignored; duplicate only in the answer to a repeated eventId."},
                 "note": {"type": ["string", "null"]}, "receivedAt": ts}}),
         ),
         (

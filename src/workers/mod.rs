@@ -95,8 +95,14 @@ impl WorkerPool {
     /// Stops taking jobs, lets the queued ones finish and joins the threads.
     pub fn shutdown(&mut self) {
         self.sender.take();
+        let me = std::thread::current().id();
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            // The last owner of a pool may be one of its own jobs (a job holding the
+            // packer when the server stops): that worker ends by itself once its job is
+            // done, and joining it from itself would fail.
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
         }
     }
 }
@@ -126,6 +132,32 @@ impl Drop for WorkerPool {
 mod tests {
     use super::*;
     use std::sync::mpsc;
+
+    #[test]
+    fn a_pool_dropped_by_its_own_job_does_not_join_that_worker() {
+        use std::sync::{Arc, Mutex};
+        let slot: Arc<Mutex<Option<WorkerPool>>> = Arc::default();
+        let pool = WorkerPool::new("self-drop", 1, 1);
+        let (tx, rx) = mpsc::channel();
+        let in_job = Arc::clone(&slot);
+        pool.submit(move || {
+            // Wait until the pool is in the slot, then drop it from inside its own job.
+            let pool = loop {
+                if let Some(p) = in_job.lock().unwrap().take() {
+                    break p;
+                }
+                std::thread::yield_now();
+            };
+            let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool)));
+            tx.send(dropped.is_ok()).unwrap();
+        })
+        .unwrap();
+        *slot.lock().unwrap() = Some(pool);
+        assert!(
+            rx.recv().unwrap(),
+            "dropping the pool from its job panicked"
+        );
+    }
 
     #[tokio::test]
     async fn runs_jobs_and_refuses_when_the_queue_is_full() {

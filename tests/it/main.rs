@@ -3,6 +3,7 @@
 
 mod auth;
 mod bulk_import;
+mod contract;
 mod crash_files;
 mod fulfillment;
 mod http_rules;

@@ -2,17 +2,44 @@
 
 use serde_json::{json, Map, Value};
 
+use super::super::routes::Service;
 use super::refs::{error_response, json_content, schema_ref};
 
-pub(super) fn components() -> Value {
+/// The components of one listener's document: only the schemas its operations use.
+pub(super) fn components(service: Service) -> Value {
     let mut schemas = Map::new();
-    schemas.insert("Error".into(), json!({
-        "type": "object", "required": ["error"],
-        "properties": { "error": { "type": "object", "required": ["code", "message", "field"], "properties": {
-            "code": { "type": "string", "examples": ["validation_error"] },
-            "message": { "type": "string" },
-            "field": { "type": ["string", "null"], "examples": ["items[0].sku"] } } } }
-    }));
+    schemas.insert(
+        "Error".into(),
+        json!({
+            "type": "object", "required": ["error"],
+            "properties": { "error": schema_ref("ErrorBody") }
+        }),
+    );
+    schemas.insert(
+        "ErrorBody".into(),
+        json!({
+            "type": "object", "required": ["code", "message", "field"],
+            "properties": {
+                "code": { "type": "string", "examples": ["validation_error"] },
+                "message": { "type": "string" },
+                "field": { "type": ["string", "null"], "examples": ["items[0].sku"] } }
+        }),
+    );
+    if service == Service::Packing {
+        schemas.insert("PackingHealth".into(), json!({
+            "type": "object", "required": ["status", "service", "version"],
+            "properties": { "status": {"const": "ok"}, "service": {"const": "packing"}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"} }
+        }));
+        for (name, schema) in super::super::packing_api::schemas() {
+            schemas.insert(name.into(), schema);
+        }
+        return json!({
+            "securitySchemes": { "apiKeyAuth": { "type": "apiKey", "in": "header", "name": "X-API-Key" } },
+            "headers": headers(),
+            "responses": responses(),
+            "schemas": schemas,
+        });
+    }
     schemas.insert("Pagination".into(), json!({
         "type": "object", "required": ["limit", "offset", "total"],
         "properties": { "limit": {"type": "integer"}, "offset": {"type": "integer"}, "total": {"type": "integer", "description": "All matches, not only this page"} }
@@ -22,10 +49,6 @@ pub(super) fn components() -> Value {
         "properties": { "status": {"enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"},
             "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]}}},
             "error": schema_ref("Error") }
-    }));
-    schemas.insert("PackingHealth".into(), json!({
-        "type": "object", "required": ["status", "service", "version"],
-        "properties": { "status": {"const": "ok"}, "service": {"const": "packing"}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"} }
     }));
     schemas.insert("TokenRequest".into(), json!({
         "type": "object", "required": ["grant_type"],
@@ -46,7 +69,6 @@ pub(super) fn components() -> Value {
         super::super::inventory::schemas(),
         super::super::orders::schemas(),
         super::super::bulk_import::schemas(),
-        super::super::packing_api::schemas(),
         super::super::webhooks::schemas(),
         super::super::packages::schemas(),
         super::super::inbound::schemas(),
@@ -54,7 +76,6 @@ pub(super) fn components() -> Value {
     for (name, schema) in resources.into_iter().flatten() {
         schemas.insert(name.into(), schema);
     }
-    let header = |d: &str| json!({ "description": d, "schema": { "type": "integer" } });
     json!({
         "securitySchemes": {
             "bearerAuth": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
@@ -70,26 +91,35 @@ pub(super) fn components() -> Value {
             "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": false,
                 "description": "Replays the stored response of the same request for 24 h.", "schema": { "type": "string", "maxLength": 255 } }
         },
-        "headers": {
-            "X-RateLimit-Limit": header("Requests per minute of the caller's tier."),
-            "X-RateLimit-Remaining": header("Requests left in the bucket."),
-            "X-RateLimit-Reset": header("Unix time (s) when the bucket is full again."),
-            "Retry-After": header("Seconds to wait before retrying."),
-        },
-        "responses": {
-            "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
-            "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
-            "Forbidden": error_response("forbidden: the caller may not use this route"),
-            "NotFound": error_response("not_found: unknown id, SKU or route"),
-            "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
-            "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),
-            "UnsupportedMediaType": error_response("unsupported_media_type: send application/json"),
-            "ValidationError": error_response("validation_error or idempotency_key_reused; field names the input"),
-            "RateLimited": { "description": "rate_limited", "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
-                "content": json_content(schema_ref("Error")) },
-            "Unavailable": error_response("unavailable: storage failing or a queue full; retry after Retry-After"),
-            "Internal": error_response("internal_error: logged; never carries internals"),
-        },
+        "headers": headers(),
+        "responses": responses(),
         "schemas": schemas,
+    })
+}
+
+fn headers() -> Value {
+    let header = |d: &str| json!({ "description": d, "schema": { "type": "integer" } });
+    json!({
+        "X-RateLimit-Limit": header("Requests per minute of the caller's tier."),
+        "X-RateLimit-Remaining": header("Requests left in the bucket."),
+        "X-RateLimit-Reset": header("Unix time (s) when the bucket is full again."),
+        "Retry-After": header("Seconds to wait before retrying."),
+    })
+}
+
+fn responses() -> Value {
+    json!({
+        "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
+        "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
+        "Forbidden": error_response("forbidden: the caller may not use this route"),
+        "NotFound": error_response("not_found: unknown id, SKU or route"),
+        "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
+        "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),
+        "UnsupportedMediaType": error_response("unsupported_media_type: send application/json"),
+        "ValidationError": error_response("validation_error or idempotency_key_reused; field names the input"),
+        "RateLimited": { "description": "rate_limited", "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": json_content(schema_ref("Error")) },
+        "Unavailable": error_response("unavailable: storage failing or a queue full; retry after Retry-After"),
+        "Internal": error_response("internal_error: logged; never carries internals"),
     })
 }

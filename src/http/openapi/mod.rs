@@ -76,6 +76,6 @@ pub fn document(service: Service) -> Value {
         "info": { "title": title, "version": VERSION, "description": intro },
         "servers": [{ "url": format!("https://localhost:{port}") }],
         "paths": paths,
-        "components": components(),
+        "components": components(service),
     })
 }

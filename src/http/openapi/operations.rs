@@ -235,7 +235,12 @@ pub(super) fn operation(def: &RouteDef) -> Value {
             json!([{ "webhookSignature": [], "webhookTimestamp": [] }, { "bearerAuth": [] }, { "apiKeyAuth": [] }])
         }
     };
-    let mut errors = vec!["RateLimited", "Internal"];
+    // Every status the pipeline or the handler can answer: a request timeout or a
+    // failing store is 503 anywhere, query values are checked (400 type, 422 range), and
+    // a keyed POST or PATCH can meet its key in flight (409) or reused (422).
+    let has_query = params.iter().any(|p| p["in"] == "query");
+    let has_body = def.body != BodyKind::None;
+    let mut errors = vec!["RateLimited", "Internal", "Unavailable"];
     if matches!(
         def.access,
         Access::Client | Access::ApiKey | Access::Inbound
@@ -245,20 +250,21 @@ pub(super) fn operation(def: &RouteDef) -> Value {
     if def.access == Access::Metrics {
         errors.push("Forbidden");
     }
-    if def.path.contains('{') {
+    // A body names other records too (a package, a SKU, a warehouse): 404 when unknown.
+    if def.path.contains('{') || matches!(def.body, BodyKind::Json | BodyKind::JsonOrCsv) {
         errors.push("NotFound");
     }
-    if matches!(def.body, BodyKind::Json | BodyKind::JsonOrCsv) {
-        errors.extend([
-            "BadRequest",
-            "ValidationError",
-            "PayloadTooLarge",
-            "UnsupportedMediaType",
-            "Conflict",
-        ]);
+    if has_query || has_body {
+        errors.extend(["BadRequest", "ValidationError"]);
     }
-    if writes || def.path.contains('{') {
-        errors.push("Unavailable");
+    if has_body {
+        errors.push("PayloadTooLarge");
+    }
+    if matches!(def.body, BodyKind::Json | BodyKind::JsonOrCsv) {
+        errors.extend(["UnsupportedMediaType", "Conflict"]);
+    }
+    if writes && def.access == Access::Client {
+        errors.extend(["ValidationError", "Conflict"]);
     }
     for name in errors {
         let code = match name {
