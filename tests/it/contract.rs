@@ -3,35 +3,13 @@
 //! violation of the protocol.
 
 use std::io::ErrorKind;
-use std::sync::Arc;
 use std::time::Duration;
 
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::TlsConnector;
 
-use crate::support::Server;
-
-async fn raw_tls(s: &Server) -> TlsStream<TcpStream> {
-    let mut roots = rustls::RootCertStore::empty();
-    for c in
-        CertificateDer::pem_file_iter(fulfilld::tls::self_signed_paths(s.dir.path()).0).unwrap()
-    {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let cfg = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let addr = s.base.trim_start_matches("https://").to_string();
-    let tcp = TcpStream::connect(&addr).await.unwrap();
-    TlsConnector::from(Arc::new(cfg))
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .unwrap()
-}
+use crate::support::{raw_tls, Server};
 
 /// Reads the answer and how the stream ended: `Ok` for a close_notify, the error else.
 async fn answer_and_end(tls: &mut TlsStream<TcpStream>) -> (String, Result<(), ErrorKind>) {

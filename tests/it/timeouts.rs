@@ -1,35 +1,13 @@
 //! Slow clients cannot hold a connection: incomplete headers are cut off by the
 //! header-read timeout, and a body that stops arriving gets 408 and a closed connection.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::TlsConnector;
 
-use crate::support::Server;
-
-async fn raw_tls(s: &Server) -> TlsStream<TcpStream> {
-    let mut roots = rustls::RootCertStore::empty();
-    for c in
-        CertificateDer::pem_file_iter(fulfilld::tls::self_signed_paths(s.dir.path()).0).unwrap()
-    {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let cfg = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let addr = s.base.trim_start_matches("https://").to_string();
-    let tcp = TcpStream::connect(&addr).await.unwrap();
-    TlsConnector::from(Arc::new(cfg))
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .unwrap()
-}
+use crate::support::{raw_tls, Server};
 
 /// Reads until the server closes the connection; the guard only bounds a broken server.
 async fn read_until_closed(tls: &mut TlsStream<TcpStream>) -> String {

@@ -191,3 +191,26 @@ impl Server {
         v["inventory"][0].clone()
     }
 }
+
+/// A raw TLS connection to `s`'s fulfillment listener, trusting its generated certificate:
+/// for tests that must see bytes and the end of the stream as a client would.
+pub async fn raw_tls(s: &Server) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in
+        CertificateDer::pem_file_iter(fulfilld::tls::self_signed_paths(s.dir.path()).0).unwrap()
+    {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let cfg = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let addr = s.base.trim_start_matches("https://").to_string();
+    let tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(cfg))
+        .connect(
+            rustls_pki_types::ServerName::try_from("localhost").unwrap(),
+            tcp,
+        )
+        .await
+        .unwrap()
+}
