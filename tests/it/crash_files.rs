@@ -4,25 +4,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::support::{bin, ChildServer};
+use crate::support::{serve_command, ChildServer};
 
 /// `fulfilld serve` on port 0 with its log (at warn) written to `log`.
 fn spawn_logged(dir: &Path, log: &Path) -> ChildServer {
-    let mut child = Command::new(bin())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--packing-listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .env("RUST_LOG", "warn")
+    let mut child = serve_command(dir)
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(log).unwrap())
         .spawn()
@@ -122,16 +112,7 @@ fn an_empty_certificate_given_by_flag_is_refused_naming_the_file() {
     std::fs::write(&cert, b"").unwrap();
     let pair = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
     std::fs::write(&key, pair.signing_key.serialize_pem()).unwrap();
-    let out = Command::new(bin())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--packing-listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir.path().join("data"))
+    let out = serve_command(&dir.path().join("data"))
         .arg("--tls-cert")
         .arg(&cert)
         .arg("--tls-key")

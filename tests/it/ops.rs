@@ -27,6 +27,28 @@ fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
+/// `fulfilld backup` of `data` into `file`, running (its output is not read).
+fn start_backup(data: &Path, file: &Path) -> std::process::Child {
+    Command::new(bin())
+        .args(["backup", "--data-dir", path(data), "--out", path(file)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the backup has written into `partial`, while `backup` still runs (polled:
+/// a file growing sends no signal).
+fn wait_until_writing(partial: &Path, backup: &mut std::process::Child) {
+    while !std::fs::metadata(partial).is_ok_and(|m| m.len() > 0) {
+        assert!(
+            backup.try_wait().unwrap().is_none(),
+            "the backup ended before the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 fn order(ext: &str) -> Value {
     json!({"externalId": ext, "customerEmail": "ann@example.com", "items": [{"sku": "MUG", "quantity": 1}],
            "shippingAddresses": [{"line1": "1 Main St", "city": "Reno", "postalCode": "89501", "country": "US"}]})
@@ -199,28 +221,9 @@ fn a_backup_killed_mid_write_leaves_no_file_that_looks_complete() {
     let backups = tempfile::tempdir().unwrap();
     let file = backups.path().join("killed.backup");
     let partial = fulfilld::ops::backup::partial_path(&file);
-    let mut child = Command::new(bin())
-        .args([
-            "backup",
-            "--data-dir",
-            path(data.path()),
-            "--out",
-            path(&file),
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until it is writing, then kill -9 (polling: a file appearing sends no signal).
-    loop {
-        if std::fs::metadata(&partial).is_ok_and(|m| m.len() > 0) {
-            break;
-        }
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the backup ended before it was killed"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    let mut child = start_backup(data.path(), &file);
+    // Kill -9 the backup itself once it is writing.
+    wait_until_writing(&partial, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(
@@ -263,29 +266,9 @@ fn a_server_killed_during_an_online_backup_leaves_no_file_that_looks_complete() 
     let backups = tempfile::tempdir().unwrap();
     let file = backups.path().join("online.backup");
     let partial = fulfilld::ops::backup::partial_path(&file);
-    let mut cli = Command::new(bin())
-        .args([
-            "backup",
-            "--data-dir",
-            path(data.path()),
-            "--out",
-            path(&file),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The server writes the file; kill -9 it once it is writing (polled: no signal).
-    loop {
-        if std::fs::metadata(&partial).is_ok_and(|m| m.len() > 0) {
-            break;
-        }
-        assert!(
-            cli.try_wait().unwrap().is_none(),
-            "the backup ended before the kill"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    let mut cli = start_backup(data.path(), &file);
+    // The server writes the file; kill -9 it once it is writing.
+    wait_until_writing(&partial, &mut cli);
     server.kill9();
     assert!(
         !cli.wait().unwrap().success(),

@@ -22,6 +22,22 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_fulfilld")
 }
 
+/// `fulfilld serve` on port 0 for both listeners with its data in `dir`, logging at warn.
+pub fn serve_command(dir: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--packing-listen",
+        "127.0.0.1:0",
+        "--data-dir",
+    ])
+    .arg(dir)
+    .env("RUST_LOG", "warn");
+    c
+}
+
 impl ChildServer {
     /// Starts `fulfilld serve` on port 0 and waits for its ready line.
     pub fn spawn(dir: &Path, extra: &[&str]) -> ChildServer {
@@ -29,16 +45,7 @@ impl ChildServer {
     }
 
     pub fn spawn_with_env(dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> ChildServer {
-        let mut child = Command::new(bin())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--packing-listen",
-                "127.0.0.1:0",
-                "--data-dir",
-            ])
-            .arg(dir)
+        let mut child = serve_command(dir)
             .args(extra)
             .env("RUST_LOG", "warn")
             .envs(env.iter().map(|(k, v)| (*k, *v)))
