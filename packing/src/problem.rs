@@ -77,6 +77,25 @@ pub(crate) struct Kind {
     pub conflicts: Vec<u32>,
 }
 
+#[cfg(test)]
+impl Kind {
+    /// `quantity` units of item 0 measuring `dims`, turned as `rule` allows, of weight 1
+    /// and free of every other constraint: what the packer's unit tests start from.
+    pub(crate) fn plain(dims: V3, rule: Orientation, quantity: u64) -> Kind {
+        Kind {
+            item: 0,
+            quantity,
+            turns: turns(dims, rule),
+            volume: volume(dims),
+            weight: 1,
+            fragile: false,
+            no_load: false,
+            hazmat: None,
+            conflicts: Vec::new(),
+        }
+    }
+}
+
 /// A box type of one warehouse.
 #[derive(Debug, Clone)]
 pub(crate) struct BoxKind {
