@@ -100,6 +100,23 @@ impl SmallDisk {
         f.sync_all().unwrap();
     }
 
+    /// Writes a file until the file system is full.
+    fn fill_up(&self) {
+        self.fill_to(0);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.outside("filler"))
+            .unwrap();
+        let page = [0xA5u8; 4096];
+        loop {
+            match f.write_all(&page) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::StorageFull => break,
+                Err(e) => panic!("filling: {e}"),
+            }
+        }
+    }
+
     fn check(&self) {
         let out = self
             .command(bin())
@@ -182,23 +199,29 @@ impl Api {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_full_disk_refuses_writes_with_507_keeps_reads_and_recovers_without_restart() {
-    let disk = match SmallDisk::mount(64) {
-        Ok(d) => d,
+/// A small disk, or `None` (the test then passes, saying why) where namespaces are not
+/// available and `FULFILLD_REQUIRE_UNSHARE` is not set.
+fn small_disk(mib: u64) -> Option<SmallDisk> {
+    match SmallDisk::mount(mib) {
+        Ok(d) => Some(d),
         Err(why) if std::env::var_os("FULFILLD_REQUIRE_UNSHARE").is_none() => {
             eprintln!("skipping the disk-full test: {why}");
-            return;
+            None
         }
         Err(why) => panic!("FULFILLD_REQUIRE_UNSHARE is set but {why}"),
-    };
-    let cfg_dir = tempfile::tempdir().unwrap();
-    let config = cfg_dir.path().join("fulfilld.toml");
-    // A 32 MiB reserve on 64 MiB: within twice the reserve every write reads the free
-    // space afresh (further away a reading is trusted for a second).
-    std::fs::write(&config, "min_free_space_mb = 32\nauto_pack = false\n").unwrap();
-    let server = disk.serve(&config).await;
-    let api = Api::of(&server);
+    }
+}
+
+/// A config file outside the small disk (its dir must outlive the servers).
+fn config(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fulfilld.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// A product DISK-1 stocked in warehouse W.
+async fn catalog(api: &Api) {
     for (path, v) in [
         (
             "/api/products",
@@ -213,6 +236,17 @@ async fn a_full_disk_refuses_writes_with_507_keeps_reads_and_recovers_without_re
         let (status, answer) = api.send(Method::POST, path, &v, None).await;
         assert_eq!(status, 201, "POST {path}: {answer}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_refuses_writes_with_507_keeps_reads_and_recovers_without_restart() {
+    let Some(disk) = small_disk(64) else { return };
+    // A 32 MiB reserve on 64 MiB: within twice the reserve every write reads the free
+    // space afresh (further away a reading is trusted for a second).
+    let (_cfg, config) = config("min_free_space_mb = 32\nauto_pack = false\n");
+    let server = disk.serve(&config).await;
+    let api = Api::of(&server);
+    catalog(&api).await;
     let mut acked = Vec::new();
     for i in 0..20 {
         let (status, v) = api.order(&format!("before-{i}"), None).await;
@@ -272,4 +306,63 @@ async fn a_full_disk_refuses_writes_with_507_keeps_reads_and_recovers_without_re
     disk.check();
     let server = disk.serve(&config).await;
     Api::of(&server).assert_orders(&acked).await;
+}
+
+/// Without the reserve, sled itself meets the full disk: the write that hit it gets 507
+/// and is not acknowledged, reads go on, `/health` says degraded; sled keeps the failure
+/// until reopened, so writes resume after a restart with space freed, and every order
+/// acknowledged before is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_reserve_a_full_disk_loses_nothing_acknowledged() {
+    let Some(disk) = small_disk(48) else { return };
+    let (_cfg, config) = config("min_free_space_mb = 0\nauto_pack = false\n");
+    let server = disk.serve(&config).await;
+    let api = Api::of(&server);
+    catalog(&api).await;
+    let mut acked = Vec::new();
+    for i in 0..5 {
+        let (status, v) = api.order(&format!("before-{i}"), None).await;
+        assert_eq!(status, 201, "{v}");
+        acked.push(v["id"].as_str().unwrap().to_string());
+    }
+    disk.fill_up();
+    let mut refused = None;
+    for i in 0..2000 {
+        let (status, v) = api.order(&format!("filling-{i}"), None).await;
+        match status {
+            201 => acked.push(v["id"].as_str().unwrap().to_string()),
+            _ => {
+                refused = Some((status, v));
+                break;
+            }
+        }
+    }
+    let (status, v) = refused.expect("the disk filled within 2000 orders");
+    assert_eq!(status, 507, "{v}");
+    assert_error(&v, "insufficient_storage", None);
+    let health = api.health().await;
+    assert_eq!(health["status"], "degraded", "{health}");
+    assert_eq!(health["storage"]["status"], "failed", "{health}");
+    for id in &acked {
+        let (status, v) = api.get(&format!("/api/orders/{id}")).await;
+        assert_eq!(status, 200, "acknowledged order {id}: {v}");
+    }
+
+    std::fs::remove_file(disk.outside("filler")).unwrap();
+    let (status, v) = api.order("after-free", None).await;
+    assert_eq!(status, 507, "sled holds the failure until reopened: {v}");
+    server.terminate();
+    disk.check();
+    let server = disk.serve(&config).await;
+    let api = Api::of(&server);
+    for id in &acked {
+        let (status, v) = api.get(&format!("/api/orders/{id}")).await;
+        assert_eq!(
+            status, 200,
+            "acknowledged order {id} after the restart: {v}"
+        );
+    }
+    let (status, v) = api.order("after-restart", None).await;
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(api.health().await["status"], "ok");
 }
