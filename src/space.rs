@@ -116,3 +116,35 @@ impl storage::WriteGate for Space {
             .map_or(Ok(()), Err)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use storage::WriteGate;
+
+    use super::*;
+
+    #[test]
+    fn refuses_below_the_reserve_the_gate_below_half_and_never_when_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let (free, _) = filesystem(dir.path()).unwrap();
+        // A reserve just above what is free: requests refused, the gate still admits.
+        let near = Space::new(dir.path(), free + free / 4);
+        let why = near.admit_request().unwrap_err();
+        assert!(why.contains("min_free_space_mb"), "{why}");
+        assert!(near.low().is_some());
+        near.admit().unwrap();
+        // Over twice what is free: the gate refuses too.
+        let far = Space::new(dir.path(), free.saturating_mul(3));
+        assert!(far.admit_request().is_err());
+        assert!(far.admit().is_err());
+        // Room: both admit; off: nothing is ever refused.
+        let roomy = Space::new(dir.path(), 1);
+        roomy.admit_request().unwrap();
+        roomy.admit().unwrap();
+        assert!(roomy.low().is_none());
+        let off = Space::new(dir.path(), 0);
+        off.admit_request().unwrap();
+        assert!(off.low().is_none());
+        assert_eq!(off.figures().1, 0);
+    }
+}
