@@ -1,6 +1,6 @@
 //! The request pipeline: every cross-cutting rule applied once, in order (credentials,
-//! routing, rate limit, access, body, idempotency, timeout, durability), around the
-//! handler the route names.
+//! routing, rate limit, access, free space, body, idempotency, timeout, durability),
+//! around the handler the route names.
 
 use std::net::IpAddr;
 use std::sync::Arc;
