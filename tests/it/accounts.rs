@@ -221,6 +221,7 @@ fn concrete(path: &str) -> String {
         .replace("{deliveryId}", "00000000-0000-0000-0000-000000000000")
         .replace("{sku}", "NONE")
         .replace("{carrier}", "ups")
+        .replace("{name}", "nobody")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -621,4 +622,140 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
         .unwrap();
     assert_eq!(resp.status(), 401, "idle past the timeout");
     assert!(server.terminate().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_manages_users_and_clients_from_the_console_and_nobody_else_does() {
+    let s = Server::start().await;
+    let http = s.console_client();
+    let ada = s.person("ada", "admin").await;
+    let olga = s.person("olga", "operator").await;
+    let url = |p: &str| s.url(p);
+    let send = |p: &crate::support::Person, m: Method, path: &str, v: Option<Value>| {
+        let req = p.req(&http, m, &url(path), true);
+        let req = match v {
+            Some(v) => req.json(&v),
+            None => req,
+        };
+        async move { body(req.send().await.unwrap()).await }
+    };
+
+    // A user with a generated password, shown once, who can then log in.
+    let (status, v) = send(
+        &ada,
+        Method::POST,
+        "/console/api/users",
+        Some(json!({"username": "pat", "role": "packer"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let pat_password = v["password"].as_str().unwrap().to_string();
+    let pat = log_in(&http, &s.base, "pat", &pat_password).await;
+    let (status, v) = send(
+        &ada,
+        Method::POST,
+        "/console/api/users",
+        Some(json!({"username": "pat", "role": "packer"})),
+    )
+    .await;
+    assert_eq!(status, 409, "{v}");
+    assert_error(&v, "conflict", Some("username"));
+    for (input, field) in [
+        (
+            json!({"username": "bad name", "role": "packer"}),
+            "username",
+        ),
+        (json!({"username": "cy", "role": "boss"}), "role"),
+        (
+            json!({"username": "cy", "role": "packer", "password": "short"}),
+            "password",
+        ),
+    ] {
+        let (status, v) = send(&ada, Method::POST, "/console/api/users", Some(input)).await;
+        assert_eq!(status, 422, "{v}");
+        assert_error(&v, "validation_error", Some(field));
+    }
+    let (_, v) = send(&ada, Method::GET, "/console/api/users", None).await;
+    let names: Vec<&str> = v["users"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ada", "admin", "olga", "pat"], "{v}");
+
+    // An API client: its key works until it is deleted.
+    let (status, c) = send(
+        &ada,
+        Method::POST,
+        "/console/api/clients",
+        Some(json!({"name": "wms", "tier": "pro"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{c}");
+    let key = c["apiKey"].as_str().unwrap();
+    assert_eq!(s.get_with_key("/api/orders", key).await.status(), 200);
+    let (_, v) = send(&ada, Method::GET, "/console/api/clients", None).await;
+    assert!(
+        v["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["clientId"] == c["clientId"] && x.get("clientSecret").is_none()),
+        "{v}"
+    );
+    let id = c["clientId"].as_str().unwrap();
+    assert_eq!(
+        send(
+            &ada,
+            Method::DELETE,
+            &format!("/console/api/clients/{id}"),
+            None
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(s.get_with_key("/api/orders", key).await.status(), 401);
+
+    let (status, v) = send(
+        &ada,
+        Method::POST,
+        "/console/api/inbound-secrets",
+        Some(json!({"source": "carrier:ups", "secret": "0123456789abcdef"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = send(
+        &ada,
+        Method::POST,
+        "/console/api/inbound-secrets",
+        Some(json!({"source": "fax", "secret": "0123456789abcdef"})),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_error(&v, "validation_error", Some("source"));
+
+    // Deleting a user ends their session; an operator and an API client are refused.
+    assert_eq!(
+        send(&ada, Method::DELETE, "/console/api/users/pat", None)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        send(&pat, Method::GET, "/console/session", None).await.0,
+        401
+    );
+    let (status, v) = send(
+        &olga,
+        Method::POST,
+        "/console/api/clients",
+        Some(json!({"name": "x"})),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_error(&v, "forbidden", None);
+    let (status, _) = body(s.get("/console/api/users").send().await.unwrap()).await;
+    assert_eq!(status, 401, "API clients do not manage people");
 }
