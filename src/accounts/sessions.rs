@@ -161,17 +161,21 @@ impl Sessions {
             last_seen_unix: now,
         };
         let session = Arc::new(Session::new(&rec, role));
-        let mut map = self.map.write().expect("sessions poisoned");
-        let mut own: Vec<&Arc<Session>> = map.values().filter(|s| *s.user == *user).collect();
-        own.sort_by_key(|s| std::cmp::Reverse(s.last_seen.load(Ordering::Relaxed)));
-        let evicted: Vec<[u8; 32]> = own
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| {
-                *i + 1 >= MAX_PER_USER || self.expired(s.last_seen.load(Ordering::Relaxed), now)
-            })
-            .map(|(_, s)| s.digest)
-            .collect();
+        // Chosen under the read lock, applied after the write: checks of other sessions
+        // never wait for storage. Two logins of one user at the same moment may leave
+        // one session over the cap until the next.
+        let evicted: Vec<[u8; 32]> = {
+            let map = self.map.read().expect("sessions poisoned");
+            let mut own: Vec<&Arc<Session>> = map.values().filter(|s| *s.user == *user).collect();
+            own.sort_by_key(|s| std::cmp::Reverse(s.last_seen.load(Ordering::Relaxed)));
+            own.iter()
+                .enumerate()
+                .filter(|(i, s)| {
+                    *i + 1 >= MAX_PER_USER || self.expired(s.last_seen.load(Ordering::Relaxed), now)
+                })
+                .map(|(_, s)| s.digest)
+                .collect()
+        };
         self.store
             .transact(|tx| {
                 for d in &evicted {
@@ -181,6 +185,7 @@ impl Sessions {
                 Ok::<_, storage::Abort<()>>(())
             })
             .map_err(tx_err("storing a session"))?;
+        let mut map = self.map.write().expect("sessions poisoned");
         for d in &evicted {
             map.remove(d);
         }
