@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use storage::Store;
 
+use crate::accounts::AccountService;
 use crate::clients::{ClientService, Registry};
 use crate::config::Config;
 use crate::domain::events::Shapes;
@@ -24,6 +25,8 @@ pub struct App {
     pub store: Store,
     pub domain: Arc<Domain>,
     pub clients: ClientService,
+    /// Console users, their sessions and the login throttle.
+    pub accounts: AccountService,
     pub tokens: TokenSigner,
     pub started: Instant,
     /// `/api/v1/optimize` and "pack now" run here, off the async runtime, behind a bounded
@@ -53,12 +56,14 @@ impl App {
         let tokens =
             TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
         let domain = Arc::new(Domain::load(store.clone(), shapes)?);
+        let accounts = AccountService::load(store.clone(), &config.accounts)?;
         crate::memory::trim();
         let space = crate::space::Space::new(&config.data_dir, config.min_free_space);
         store.gate(Arc::clone(&space) as Arc<dyn storage::WriteGate>);
         Ok(App {
             space,
             clients: ClientService::new(store.clone(), registry),
+            accounts,
             tokens,
             started: Instant::now(),
             domain,

@@ -10,10 +10,12 @@ use anyhow::{bail, Context};
 use serde::Deserialize;
 use storage::Tier;
 
+mod accounts;
 mod backups;
 mod durations;
 mod observe;
 
+pub use accounts::{AccountKeys, AccountSettings, LoginThrottle};
 use backups::backup_schedule;
 pub use backups::BackupSchedule;
 pub use durations::parse_delays;
@@ -96,6 +98,8 @@ pub struct Config {
     /// Bytes that must stay free on the data directory's file system for write requests
     /// to be accepted (507 below it); 0 turns the reserve off.
     pub min_free_space: u64,
+    /// Console sessions and the login throttle.
+    pub accounts: AccountSettings,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -138,6 +142,12 @@ pub struct FileConfig {
     pub backup_keep: Option<usize>,
     /// Free space (MiB) below which writes are refused with 507; 0 turns it off.
     pub min_free_space_mb: Option<u64>,
+    /// e.g. `12h` (units ms, s, m, h).
+    pub session_idle_timeout: Option<String>,
+    pub login_max_failures: Option<u32>,
+    pub login_max_failures_per_address: Option<u32>,
+    pub login_lockout_secs: Option<u64>,
+    pub login_lockout_max_secs: Option<u64>,
 }
 
 /// Flags of `fulfilld serve` that override the file.
@@ -265,6 +275,13 @@ impl Config {
             bail!("the fulfillment and packing listeners need different addresses");
         }
         let backups = backup_schedule(file.backup_dir, file.backup_interval, file.backup_keep)?;
+        let accounts = AccountSettings::build(AccountKeys {
+            session_idle_timeout: file.session_idle_timeout,
+            login_max_failures: file.login_max_failures,
+            login_max_failures_per_address: file.login_max_failures_per_address,
+            login_lockout_secs: file.login_lockout_secs,
+            login_lockout_max_secs: file.login_lockout_max_secs,
+        })?;
         Ok(Config {
             data_dir: flags
                 .data_dir
@@ -318,6 +335,7 @@ impl Config {
             },
             backups,
             min_free_space: file.min_free_space_mb.unwrap_or(256) << 20,
+            accounts,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! The integration test binary: every test starts a real fulfilld over real TLS (in
 //! process on port 0, or as a child process) and talks to it with a real HTTP client.
 
+mod accounts;
 mod auth;
 mod bulk_import;
 mod contract;

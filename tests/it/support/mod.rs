@@ -6,6 +6,7 @@
 mod callbacks;
 mod child;
 mod client;
+mod console;
 mod crash;
 mod fixtures;
 mod receiver;
@@ -14,6 +15,7 @@ mod server;
 pub use callbacks::*;
 pub use child::*;
 pub use client::*;
+pub use console::*;
 pub use crash::*;
 pub use fixtures::*;
 pub use receiver::*;
