@@ -417,6 +417,9 @@ async fn a_session_idle_past_the_timeout_is_over() {
     )
     .await;
     assert_eq!(status, 401, "{v}");
+    // The removal is applied to sled with its batch; wait for it, as a reader after a
+    // restart would see it.
+    s.store.durable().await.unwrap();
     assert_eq!(
         s.store.iter::<storage::tables::Sessions>().count(),
         0,
