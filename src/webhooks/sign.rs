@@ -159,6 +159,44 @@ mod tests {
     }
 
     #[test]
+    fn the_previous_secret_signs_only_until_its_grace_period_ends() {
+        let mut hook = WebhookRecord {
+            id: 1,
+            url: "https://wms.local/hook".into(),
+            events: vec![],
+            secret: new_secret(),
+            is_active: true,
+            created_seq: 0,
+            created_at_ms: 0,
+            updated_at_ms: 0,
+            scheme: SignatureScheme::Fulfilld,
+            previous_secret: Some(storage::PreviousSecret {
+                secret: "the-old-secret-0123".into(),
+                expires_at_ms: 10_000,
+            }),
+            disabled_reason: None,
+            disabled_at_ms: None,
+            ordered: false,
+            failing_since_ms: None,
+        };
+        let names = |h: &WebhookRecord, now| -> Vec<&str> {
+            headers(h, "evt_1", b"{}", now)
+                .iter()
+                .map(|(n, _)| *n)
+                .collect()
+        };
+        assert!(names(&hook, 9_999).contains(&PREVIOUS_SIGNATURE_HEADER));
+        assert!(!names(&hook, 10_000).contains(&PREVIOUS_SIGNATURE_HEADER));
+        hook.scheme = SignatureScheme::StandardWebhooks;
+        let sig = |h: &WebhookRecord, now| headers(h, "evt_1", b"{}", now)[2].1.clone();
+        // The old secret is no whsec_ one: only the current secret signs.
+        assert_eq!(sig(&hook, 0).split(' ').count(), 1);
+        hook.previous_secret.as_mut().unwrap().secret = new_secret();
+        assert_eq!(sig(&hook, 9_999).split(' ').count(), 2);
+        assert_eq!(sig(&hook, 10_000).split(' ').count(), 1);
+    }
+
+    #[test]
     fn envelope_is_valid_json_with_data_verbatim() {
         let e = envelope(
             "evt_1",

@@ -154,8 +154,8 @@ fn judge(
         "the endpoint answered 410 Gone".to_string()
     } else if now.saturating_sub(since) >= rules.disable_after.as_millis() as i64 {
         format!(
-            "every delivery attempt failed for {} s (since {})",
-            rules.disable_after.as_secs(),
+            "every delivery attempt failed for {} (since {})",
+            span(rules.disable_after),
             rfc3339(since)
         )
     } else {
@@ -163,6 +163,17 @@ fn judge(
     };
     disable(tx, h, &reason, now)?;
     Ok(Some(reason))
+}
+
+/// `5 days`, `36 h`, `90 s` or `400 ms`: the largest whole unit.
+fn span(d: Duration) -> String {
+    let ms = d.as_millis();
+    for (unit, size) in [(" days", 86_400_000), (" h", 3_600_000), (" s", 1000)] {
+        if ms >= size && ms % size == 0 {
+            return format!("{}{unit}", ms / size);
+        }
+    }
+    format!("{ms} ms")
 }
 
 /// Due again after the round's next delay (and no earlier than the receiver asked), or
