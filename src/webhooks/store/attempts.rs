@@ -145,8 +145,14 @@ fn judge(
     rules: &Rules,
     now: i64,
 ) -> Result<Option<String>, TxFail> {
-    let since = *h.failing_since_ms.get_or_insert(a.at_ms);
-    *dirty = true;
+    let since = match h.failing_since_ms {
+        Some(since) => since,
+        None => {
+            h.failing_since_ms = Some(a.at_ms);
+            *dirty = true;
+            a.at_ms
+        }
+    };
     if !h.is_active {
         return Ok(None); // a test event to an inactive subscription
     }
@@ -162,6 +168,7 @@ fn judge(
         return Ok(None);
     };
     disable(tx, h, &reason, now)?;
+    *dirty = true;
     Ok(Some(reason))
 }
 
