@@ -4,17 +4,19 @@
 //! once, counts deliveries per subscription path and checks a sample of signatures),
 //! optionally a dead endpoint (accepts TCP, never answers), seeds a small catalog,
 //! subscribes, then creates orders with 64 clients for a fixed time while it measures the
-//! deliveries arriving per second. It ends with one `RESULT` line the script compares.
+//! deliveries arriving per second. With `--rate` orders are paced at that many per
+//! second instead (the delivery-lag benchmark, benches/webhook_lag.sh); the lag from each
+//! event's commit to its first arrival is reported either way. It ends with one `RESULT`
+//! line the scripts compare.
 
 mod webhook_receiver;
 
 #[path = "common/mod.rs"]
 mod common;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use argh::FromArgs;
@@ -59,7 +61,8 @@ server_options! {
         /// live subscriptions (default 10)
         #[argh(option, default = "10")]
         subs: usize,
-        /// event types every subscription lists (default order.created,inventory.adjusted)
+        /// event types every subscription lists, or `all` (default
+        /// order.created,inventory.adjusted)
         #[argh(option, default = "String::from(\"order.created,inventory.adjusted\")")]
         events: String,
         /// add an 11th subscription to an endpoint that accepts and never answers
@@ -87,8 +90,14 @@ server_options! {
         /// the receiver offers HTTP/2 as well as HTTP/1.1
         #[argh(switch)]
         h2: bool,
+        /// orders per second, paced (default 0: as fast as `concurrency` clients go)
+        #[argh(option, default = "0")]
+        rate: u64,
     }
 }
+
+/// Every event kind fulfilld emits.
+const ALL_KINDS: &str = "order.created,order.updated,order.cancelled,order.shipped,package.created,package.shipped,package.delivered,inventory.adjusted,inventory.low_stock";
 
 async fn seed(c: &Client, skus: usize) {
     for w in 0..2 {
@@ -148,21 +157,20 @@ async fn main() {
         Cmd::Certs(c) => return write_certs(&c.dir),
         Cmd::Run(r) => r,
     };
-    let seen = Arc::new(Seen {
-        // One more slot for --extra-live, never counted in the rates.
-        per_sub: (0..=a.subs).map(|_| AtomicU64::new(0)).collect(),
-        ids: Mutex::new(HashSet::new()),
-        duplicates: AtomicU64::new(0),
-        checked: AtomicU64::new(0),
-        bad: AtomicU64::new(0),
-    });
+    // One more slot for --extra-live, never counted in the rates.
+    let seen = Arc::new(Seen::new(a.subs + 1));
     let port = receiver(&a.certs, a.h2, Arc::clone(&seen)).await;
     let dead_accepted = Arc::new(AtomicU64::new(0));
 
     let c = Client::connect(&a.base, &a.cert, &a.api_key, 64);
     seed(&c, a.skus).await;
     // Subscribed after seeding, so the catalog's own events are not delivered.
-    let kinds: Vec<&str> = a.events.split(',').map(str::trim).collect();
+    let events = if a.events == "all" {
+        ALL_KINDS
+    } else {
+        a.events.as_str()
+    };
+    let kinds: Vec<&str> = events.split(',').map(str::trim).collect();
     // The 11th (uncounted) slot of --extra-live is path /hooks/{subs}.
     for i in 0..a.subs + usize::from(a.extra_live) {
         let url = format!("https://127.0.0.1:{port}/hooks/{i}");
@@ -193,13 +201,21 @@ async fn main() {
     let workers: Vec<_> = (0..a.concurrency)
         .map(|w| {
             let (c, next, offered) = (c.clone(), Arc::clone(&next), Arc::clone(&offered));
-            let skus = a.skus;
+            let (skus, rate) = (a.skus, a.rate);
             tokio::spawn(async move {
                 let mut hist = Histogram::<u64>::new(3).unwrap();
                 let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1));
                 let mut errors = 0u64;
                 while Instant::now() < deadline {
                     let i = next.fetch_add(1, Relaxed);
+                    // Order i is due at i/rate s: an open loop while clients are free.
+                    if let Some(us) = (i as u64 * 1_000_000).checked_div(rate) {
+                        let due = start + Duration::from_micros(us);
+                        if due >= deadline {
+                            break;
+                        }
+                        tokio::time::sleep_until(due.into()).await;
+                    }
                     let body = order_body(&format!("WH-{i}"), &mut rng, skus);
                     let t0 = Instant::now();
                     let r = c.req(M::POST, "/api/orders").json(&body).send().await;
@@ -276,14 +292,23 @@ async fn main() {
     let orders_per_s = created as f64 / a.secs as f64;
     let offered_per_s = offered.load(Relaxed) as f64 * a.subs as f64 / a.secs as f64;
     let q = |p: f64| hist.value_at_quantile(p) as f64 / 1000.0;
+    let delivered = seen
+        .ids
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(sub, _)| *sub < a.subs)
+        .count() as u64;
+    let undelivered = (offered.load(Relaxed) * a.subs as u64).saturating_sub(delivered);
+    let lag = seen.lag_ms.lock().unwrap().clone();
     let subs: Vec<u64> = seen.per_sub[..a.subs]
         .iter()
         .map(|n| n.load(Relaxed))
         .collect();
     println!(
-        "run: {} live subscriptions to [{}] on HTTP/{}{}; {} order clients for {} s",
+        "run: {} live subscriptions to [{}] on HTTP/{}{}; {} order clients for {} s{}",
         a.subs,
-        a.events,
+        events,
         if a.h2 { "2 or 1.1" } else { "1.1" },
         if a.dead {
             " + 1 dead endpoint (accepts TCP, never answers)"
@@ -293,7 +318,12 @@ async fn main() {
             ""
         },
         a.concurrency,
-        a.secs
+        a.secs,
+        if a.rate > 0 {
+            format!(", paced at {} orders/s", a.rate)
+        } else {
+            String::new()
+        }
     );
     println!(
         "orders: {created} created = {orders_per_s:.0} orders/s; p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; errors {errors}",
@@ -319,10 +349,21 @@ async fn main() {
         dead_accepted.load(Relaxed)
     );
     println!(
-        "RESULT dead={} extra_live={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={}",
+        "lag from an event's commit to its first arrival (ms, every subscription): p50 {} p90 {} p99 {} max {} over {} deliveries; {undelivered} offered but not arrived by the end",
+        lag.value_at_quantile(0.5),
+        lag.value_at_quantile(0.9),
+        lag.value_at_quantile(0.99),
+        lag.max(),
+        lag.len()
+    );
+    println!(
+        "RESULT dead={} extra_live={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={} lag_p50_ms={} lag_p99_ms={} lag_max_ms={} undelivered={undelivered}",
         a.dead as u8,
         a.extra_live as u8,
         q(0.99),
-        seen.bad.load(Relaxed)
+        seen.bad.load(Relaxed),
+        lag.value_at_quantile(0.5),
+        lag.value_at_quantile(0.99),
+        lag.max()
     );
 }

@@ -1,7 +1,8 @@
 //! The receiving side of the webhook benchmark (benches/webhook_load.rs): the test CA and
 //! leaf certificate, the HTTPS receiver that answers 200 at once and counts deliveries
 //! per subscription path (checking a sample of signatures against an independent
-//! HMAC-SHA256), and the dead endpoint that accepts TCP and never answers.
+//! HMAC-SHA256, and timing each event's first arrival against its envelope timestamp),
+//! and the dead endpoint that accepts TCP and never answers.
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -10,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
+use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
@@ -54,6 +56,33 @@ pub struct Seen {
     pub duplicates: AtomicU64,
     pub checked: AtomicU64,
     pub bad: AtomicU64,
+    /// Milliseconds from an event's timestamp (set in the transaction that commits it)
+    /// to its first arrival here, per subscription and event.
+    pub lag_ms: Mutex<Histogram<u64>>,
+}
+
+impl Seen {
+    pub fn new(subs: usize) -> Seen {
+        Seen {
+            per_sub: (0..subs).map(|_| AtomicU64::new(0)).collect(),
+            ids: Mutex::new(HashSet::new()),
+            duplicates: AtomicU64::new(0),
+            checked: AtomicU64::new(0),
+            bad: AtomicU64::new(0),
+            lag_ms: Mutex::new(Histogram::new(3).unwrap()),
+        }
+    }
+}
+
+/// Unix ms of the envelope's `timestamp` (RFC 3339).
+fn event_ms(body: &[u8]) -> Option<i64> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let t = time::OffsetDateTime::parse(
+        v["timestamp"].as_str()?,
+        &time::format_description::well_known::Rfc3339,
+    )
+    .ok()?;
+    Some((t.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
 fn hmac_hex(secret: &str, ts: &[u8], body: &[u8]) -> String {
@@ -115,9 +144,13 @@ async fn answer(
             seen.bad.fetch_add(1, Relaxed);
         }
     }
+    let arrived_ms = (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64;
     let id = String::from_utf8_lossy(&id).into_owned();
     if !seen.ids.lock().unwrap().insert((sub, id)) {
         seen.duplicates.fetch_add(1, Relaxed);
+    } else if let Some(at) = event_ms(&body) {
+        let lag = (arrived_ms - at).max(0) as u64;
+        let _ = seen.lag_ms.lock().unwrap().record(lag);
     }
     Ok(Response::new(Full::new(Bytes::from_static(b"ok"))))
 }

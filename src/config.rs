@@ -74,6 +74,9 @@ pub struct Config {
     pub webhook_timeout: Duration,
     /// How long delivered and failed deliveries are kept (default 30 days).
     pub webhook_retention: Duration,
+    /// A subscription whose every attempt has failed this long is disabled (default 5
+    /// days).
+    pub webhook_disable_after: Duration,
     pub units: Units,
     pub cache_capacity_bytes: u64,
     pub limits: Limits,
@@ -116,6 +119,8 @@ pub struct FileConfig {
     pub webhook_retry_delays: Option<String>,
     pub webhook_timeout_secs: Option<u64>,
     pub webhook_retention_days: Option<u64>,
+    /// e.g. `5d` or `36h` (units ms, s, m, h, d).
+    pub webhook_disable_after: Option<String>,
     /// `in` (inches and pounds) or `cm` (centimetres and kilograms).
     pub units: Option<String>,
     pub cache_mb: Option<u64>,
@@ -257,6 +262,11 @@ impl Config {
             }
             tiers.insert(tier, limit);
         }
+        let webhook_disable_after = match file.webhook_disable_after.as_deref() {
+            None => Duration::from_secs(5 * 86_400),
+            Some(text) => days_or_duration(text.trim())
+                .with_context(|| format!("invalid webhook_disable_after {text:?}"))?,
+        };
         let mut webhook_ca = file.webhook_ca.unwrap_or_default();
         webhook_ca.extend(flags.webhook_ca);
         let body_max_bytes = file.body_max_bytes.unwrap_or(10 * 1024 * 1024);
@@ -296,6 +306,7 @@ impl Config {
             webhook_retention: Duration::from_secs(
                 file.webhook_retention_days.unwrap_or(30).max(1) * 86_400,
             ),
+            webhook_disable_after,
             units,
             cache_capacity_bytes: file.cache_mb.unwrap_or(16) * 1024 * 1024,
             limits: Limits {
@@ -340,6 +351,16 @@ impl Config {
     }
 }
 
+/// `5d`, or any duration [`parse_delays`] reads.
+fn days_or_duration(text: &str) -> anyhow::Result<Duration> {
+    match text.strip_suffix('d') {
+        Some(days) => Ok(Duration::from_secs(
+            days.parse::<u64>().context("days must be a number")? * 86_400,
+        )),
+        None => durations::parse_duration(text),
+    }
+}
+
 fn secs(v: Option<u64>, default: u64) -> Duration {
     Duration::from_secs(v.unwrap_or(default))
 }
@@ -374,6 +395,20 @@ mod tests {
         };
         assert!(Config::build(FileConfig::default(), both).is_err());
         assert!(toml::from_str::<FileConfig>("bogus = 1").is_err());
+        assert_eq!(cfg.webhook_disable_after, Duration::from_secs(5 * 86_400));
+        for (text, want) in [("2d", 2 * 86_400), ("36h", 36 * 3600), ("90s", 90)] {
+            let file = FileConfig {
+                webhook_disable_after: Some(text.into()),
+                ..Default::default()
+            };
+            let cfg = Config::build(file, Overrides::default()).unwrap();
+            assert_eq!(cfg.webhook_disable_after, Duration::from_secs(want));
+        }
+        let bad = FileConfig {
+            webhook_disable_after: Some("soon".into()),
+            ..Default::default()
+        };
+        assert!(Config::build(bad, Overrides::default()).is_err());
     }
 
     #[test]

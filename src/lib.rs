@@ -175,7 +175,10 @@ pub async fn run(
             store.clone(),
             sender,
             app.webhooks.clone(),
-            config.webhook_retry_delays.clone(),
+            webhooks::store::Rules {
+                delays: config.webhook_retry_delays.clone(),
+                disable_after: config.webhook_disable_after,
+            },
             Arc::clone(&app.metrics),
             signal.clone(),
         )),

@@ -49,6 +49,7 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::ListWebhookDeliveries => webhooks::deliveries(ctx),
         RouteId::RetryWebhookDelivery => webhooks::retry(ctx),
         RouteId::RecoverWebhookDeliveries => webhooks::recover(ctx),
+        RouteId::RotateWebhookSecret => webhooks::rotate_secret(ctx),
         RouteId::PackOrder => packages::pack(ctx).await,
         RouteId::ListPackages => packages::list(ctx),
         RouteId::GetPackage => packages::get(ctx),

@@ -4,7 +4,9 @@
 //! Isolation: every attempt holds a permit of a global bound and one of its
 //! subscription's bound while it sends. The scheduler reads only the queues of
 //! subscriptions with a free permit, so a slow or dead endpoint only ever occupies its
-//! own permits and never delays another subscription's deliveries. Results are
+//! own permits and never delays another subscription's deliveries. An `ordered`
+//! subscription has one permit (and fan-out gives it one delivery at a time), and one
+//! whose receiver answered 429 / 503 with `Retry-After` is held until then. Results are
 //! recorded in batches by `record.rs`.
 
 use std::collections::{HashMap, HashSet};
@@ -19,9 +21,10 @@ use storage::{Attempt, DeliveryRecord, DeliveryStatus, Key, Store, WebhookRecord
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
+use super::hints::not_before;
 use super::record;
-use super::sign::{signature, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER};
-use super::store::{cancel_queued, Finished, Outcome};
+use super::sign::headers;
+use super::store::{cancel_queued, Finished, Outcome, Rules};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
@@ -37,6 +40,12 @@ pub const PER_WEBHOOK_CONCURRENCY: usize = 4;
 const SCAN_LIMIT: usize = 10_000;
 /// Longest sleep between passes when nothing wakes the scheduler.
 const IDLE: Duration = Duration::from_secs(1);
+
+/// What one attempt came to, with the receiver's `Retry-After` (unix ms) if it gave one.
+pub struct Sent {
+    pub outcome: Outcome,
+    pub not_before_ms: Option<i64>,
+}
 
 /// The outbound HTTP client.
 pub struct Sender {
@@ -89,21 +98,17 @@ impl Sender {
 
     /// One signed POST of the delivery's envelope; never returns an error, only an
     /// outcome.
-    pub async fn send(&self, hook: &WebhookRecord, d: &DeliveryRecord) -> Outcome {
+    pub async fn send(&self, hook: &WebhookRecord, d: &DeliveryRecord) -> Sent {
         let at_ms = now_ms();
-        let ts = (at_ms / 1000).to_string();
-        let sig = signature(&hook.secret, &ts, d.body.as_bytes());
-        let started = Instant::now();
-        let result = self
+        let mut request = self
             .client
             .post(&hook.url)
-            .header("content-type", "application/json")
-            .header(SIGNATURE_HEADER, sig)
-            .header(TIMESTAMP_HEADER, &ts)
-            .header(ID_HEADER, &d.event_id)
-            .body(d.body.clone())
-            .send()
-            .await;
+            .header("content-type", "application/json");
+        for (name, value) in headers(hook, &d.event_id, d.body.as_bytes(), at_ms) {
+            request = request.header(name, value);
+        }
+        let started = Instant::now();
+        let result = request.body(d.body.clone()).send().await;
         let latency_ms = started.elapsed().as_millis() as u64;
         let attempt = |status_code: Option<u16>, error: Option<String>| Attempt {
             at_ms,
@@ -111,12 +116,16 @@ impl Sender {
             latency_ms,
             error,
         };
-        match result {
+        let mut not_before_ms = None;
+        let outcome = match result {
             Ok(resp) if resp.status().is_success() => {
                 Outcome::Delivered(attempt(Some(resp.status().as_u16()), None))
             }
             Ok(resp) => {
                 let code = resp.status().as_u16();
+                let retry_after = resp.headers().get("retry-after");
+                not_before_ms =
+                    not_before(code, retry_after.and_then(|v| v.to_str().ok()), now_ms());
                 Outcome::Failed(attempt(Some(code), Some(format!("HTTP status {code}"))))
             }
             Err(e) => {
@@ -129,6 +138,10 @@ impl Sender {
                 };
                 Outcome::Failed(attempt(None, Some(what.chars().take(500).collect())))
             }
+        };
+        Sent {
+            outcome,
+            not_before_ms,
         }
     }
 }
@@ -153,6 +166,26 @@ struct Shared {
     in_flight: Arc<Mutex<HashSet<u128>>>,
     /// Finished attempts go to the recorder (`record.rs`).
     recorder: mpsc::Sender<Finished>,
+    /// Subscriptions whose receiver asked (`Retry-After`) not to be sent to before a
+    /// time (unix ms). In memory: after a restart the delivery's own due time still
+    /// honours it.
+    held: Mutex<HashMap<u128, i64>>,
+}
+
+/// What the scheduler keeps per subscription: its permits and how many it was given
+/// (1 when ordered).
+struct Permits {
+    sem: Arc<Semaphore>,
+    size: usize,
+}
+
+impl Permits {
+    fn new(size: usize) -> Permits {
+        Permits {
+            sem: Arc::new(Semaphore::new(size)),
+            size,
+        }
+    }
 }
 
 /// Runs until shutdown. Attempts still in flight then are abandoned: their queue entries
@@ -161,7 +194,7 @@ pub async fn run(
     store: Store,
     sender: Sender,
     handle: Handle,
-    delays: Vec<Duration>,
+    rules: Rules,
     metrics: Arc<Metrics>,
     mut shutdown: Shutdown,
 ) {
@@ -171,7 +204,7 @@ pub async fn run(
         record::Recording {
             store: store.clone(),
             handle: handle.clone(),
-            delays,
+            rules,
             in_flight: Arc::clone(&in_flight),
             metrics,
         },
@@ -183,9 +216,10 @@ pub async fn run(
         handle,
         in_flight,
         recorder,
+        held: Mutex::new(HashMap::new()),
     });
     let global = Arc::new(Semaphore::new(GLOBAL_CONCURRENCY));
-    let mut per_hook: HashMap<u128, Arc<Semaphore>> = HashMap::new();
+    let mut per_hook: HashMap<u128, Permits> = HashMap::new();
     let mut tasks = JoinSet::new();
     loop {
         if shutdown.is_set() {
@@ -200,7 +234,7 @@ pub async fn run(
             }
         };
         if per_hook.len() > 1024 {
-            per_hook.retain(|_, s| s.available_permits() < PER_WEBHOOK_CONCURRENCY);
+            per_hook.retain(|_, p| p.sem.available_permits() < p.size);
         }
         let wait = next_due
             .map(|due| Duration::from_millis((due - now).clamp(1, IDLE.as_millis() as i64) as u64))
@@ -227,10 +261,11 @@ pub async fn run(
 fn schedule(
     shared: &Arc<Shared>,
     global: &Arc<Semaphore>,
-    per_hook: &mut HashMap<u128, Arc<Semaphore>>,
+    per_hook: &mut HashMap<u128, Permits>,
     tasks: &mut JoinSet<()>,
     now: i64,
 ) -> storage::Result<Option<i64>> {
+    let now_ms = now;
     let now = now.max(0) as u64;
     let mut next: Option<i64> = None;
     let mut from = Vec::new();
@@ -239,10 +274,24 @@ fn schedule(
             break;
         };
         let ((webhook_id, _, _), ()) = entry?;
-        let sem = per_hook
+        let held = shared.held.lock().unwrap().get(&webhook_id).copied();
+        let held = held.filter(|until| *until > now_ms);
+        if let Some(until) = held {
+            next = Some(next.map_or(until, |n| n.min(until)));
+        }
+        let size = match shared.store.get::<Webhooks>(&webhook_id)? {
+            Some(h) if h.ordered => 1,
+            _ => PER_WEBHOOK_CONCURRENCY,
+        };
+        let permits = per_hook
             .entry(webhook_id)
-            .or_insert_with(|| Arc::new(Semaphore::new(PER_WEBHOOK_CONCURRENCY)));
-        if sem.available_permits() > 0 && global.available_permits() > 0 {
+            .or_insert_with(|| Permits::new(size));
+        // A subscription switched to or from ordered gets its new permits once idle.
+        if permits.size != size && permits.sem.available_permits() == permits.size {
+            *permits = Permits::new(size);
+        }
+        let sem = &permits.sem;
+        if held.is_none() && sem.available_permits() > 0 && global.available_permits() > 0 {
             let due = (webhook_id, 0u64, 0u128).encode()..(webhook_id, now + 1, 0u128).encode();
             for entry in shared.store.range::<DeliveryQueue, _>(due).take(SCAN_LIMIT) {
                 let ((_, due, delivery_id), ()) = entry?;
@@ -284,14 +333,21 @@ async fn attempt(
     (own, all): (OwnedSemaphorePermit, OwnedSemaphorePermit),
 ) {
     match attempt_inner(shared, delivery_id, webhook_id, due).await {
-        Ok(Some(outcome)) => {
+        Ok(Some(sent)) => {
+            if let Some(until) = sent.not_before_ms {
+                let mut held = shared.held.lock().unwrap();
+                let h = held.entry(webhook_id).or_insert(until);
+                *h = (*h).max(until);
+                held.retain(|_, until| *until > now_ms());
+            }
             // The exchange is over: the subscription may send its next delivery while
             // this one waits to be recorded.
             drop(own);
             let finished = Finished {
                 delivery_id,
                 due_ms: due,
-                outcome,
+                outcome: sent.outcome,
+                not_before_ms: sent.not_before_ms,
             };
             if shared.recorder.send(finished).await.is_ok() {
                 // The recorder releases `in_flight` once the result is durable.
@@ -319,7 +375,7 @@ async fn attempt_inner(
     delivery_id: u128,
     webhook_id: u128,
     due: i64,
-) -> storage::Result<Option<Outcome>> {
+) -> storage::Result<Option<Sent>> {
     let store = &shared.store;
     let delivery = store.get::<Deliveries>(&delivery_id)?;
     let hook = store.get::<Webhooks>(&webhook_id)?;
@@ -335,15 +391,12 @@ async fn attempt_inner(
     };
     // Test events are sent even to an inactive subscription; real ones are not.
     if !hook.is_active && d.event_seq != 0 {
-        return cancel_queued(
-            store,
-            webhook_id,
-            delivery_id,
-            due,
-            Some("the subscription is inactive"),
-            now,
-        )
-        .map(|()| None);
+        let reason = hook
+            .disabled_reason
+            .as_deref()
+            .unwrap_or("the subscription is inactive");
+        return cancel_queued(store, webhook_id, delivery_id, due, Some(reason), now)
+            .map(|()| None);
     }
     Ok(Some(shared.sender.send(&hook, &d).await))
 }

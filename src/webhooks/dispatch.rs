@@ -71,6 +71,9 @@ pub fn fan_out(store: &Store, backlog: usize) -> storage::Result<usize> {
             });
             continue;
         }
+        // An ordered subscription gets its next event only once the one before it is
+        // delivered or failed for good: one delivery at a time, in commit order.
+        let backlog = if h.ordered { 1 } else { backlog };
         let unfinished = store
             .keys_with_prefix::<DeliveryQueue>(&h.id.to_be_bytes())
             .take(backlog)
@@ -169,7 +172,9 @@ pub(super) fn fan_out_all(store: &Store, backlog: usize) {
 mod tests {
     use super::*;
     use crate::webhooks::store::record_attempts;
-    use crate::webhooks::test_support::{deliver_all, emit, queued, stored, subscribe, success};
+    use crate::webhooks::test_support::{
+        deliver_all, emit, no_retries, queued, stored, subscribe, success,
+    };
 
     #[test]
     fn a_stuck_subscription_stops_at_its_backlog_while_another_keeps_getting_events() {
@@ -198,7 +203,7 @@ mod tests {
         assert_eq!(cursor, seqs[7] + 1);
         // Room again: it goes on exactly where it stopped, each event once.
         for (_, due, delivery_id) in queued(&store, stuck) {
-            record_attempts(&store, &[success(delivery_id, due)], &[], 1).unwrap();
+            record_attempts(&store, &[success(delivery_id, due)], &no_retries(), 1).unwrap();
         }
         store.durable_blocking().unwrap();
         fan_out_all(&store, 100);

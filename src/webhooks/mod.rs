@@ -14,6 +14,7 @@
 
 pub mod deliver;
 pub mod dispatch;
+pub mod hints;
 pub mod lag;
 pub mod outbox;
 mod record;

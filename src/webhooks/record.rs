@@ -15,12 +15,11 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use storage::Store;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::store::{record_attempts, Finished, Outcome};
+use super::store::{record_attempts, Finished, Outcome, Rules};
 use super::Handle;
 use crate::domain::time_fmt::now_ms;
 use crate::metrics::Metrics;
@@ -37,7 +36,7 @@ const OUTSTANDING: usize = 4;
 pub(super) struct Recording {
     pub store: Store,
     pub handle: Handle,
-    pub delays: Vec<Duration>,
+    pub rules: Rules,
     /// Deliveries whose attempt runs now or whose result is not yet durable: their
     /// queue entry stays until the result is recorded, and must not be picked twice.
     pub in_flight: Arc<Mutex<HashSet<u128>>>,
@@ -56,8 +55,12 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
         let Ok(permit) = Arc::clone(&outstanding).acquire_owned().await else {
             return;
         };
-        match record_attempts(&shared.store, &batch, &shared.delays, now_ms()) {
-            Ok(_) => {
+        match record_attempts(&shared.store, &batch, &shared.rules, now_ms()) {
+            Ok(recorded) => {
+                for (id, reason) in &recorded.disabled {
+                    let id = uuid::Uuid::from_u128(*id);
+                    tracing::warn!(webhook = %id, %reason, "webhook subscription disabled");
+                }
                 let delivered = batch
                     .iter()
                     .filter(|f| matches!(f.outcome, Outcome::Delivered(_)))

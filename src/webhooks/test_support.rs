@@ -1,7 +1,7 @@
 //! Fixtures for the webhook engine's unit tests: events in the outbox, subscriptions,
 //! and deliveries finished as the engine would finish them.
 
-use super::store::{create, record_attempts, Finished, NewWebhook, Outcome};
+use super::store::{create, record_attempts, Finished, NewWebhook, Outcome, Rules};
 use crate::domain::events::new_event;
 use storage::tables::DeliveriesByWebhook;
 use storage::tables::{DeliveryQueue, Outbox};
@@ -30,6 +30,8 @@ pub(super) fn subscribe(store: &Store) -> u128 {
         events: vec!["inventory.adjusted".into()],
         secret: "s".into(),
         is_active: true,
+        scheme: storage::SignatureScheme::Fulfilld,
+        ordered: false,
     };
     create(store, hook, 0).unwrap().id
 }
@@ -62,6 +64,15 @@ pub(super) fn success(delivery_id: u128, due: u64) -> Finished {
             latency_ms: 1,
             error: None,
         }),
+        not_before_ms: None,
+    }
+}
+
+/// No retries, and a subscription is never disabled for failing.
+pub(super) fn no_retries() -> Rules {
+    Rules {
+        delays: Vec::new(),
+        disable_after: std::time::Duration::from_secs(86_400),
     }
 }
 
@@ -71,7 +82,9 @@ pub(super) fn deliver_all(store: &Store, id: u128) -> usize {
         .into_iter()
         .map(|(_, due, delivery_id)| success(delivery_id, due))
         .collect();
-    let n = record_attempts(store, &done, &[], 1).unwrap();
+    let n = record_attempts(store, &done, &no_retries(), 1)
+        .unwrap()
+        .attempts;
     store.durable_blocking().unwrap();
     n
 }

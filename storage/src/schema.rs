@@ -4,11 +4,11 @@
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::keys::Key;
-use crate::records::{wanted_kind_key, WebhookRecord};
+use crate::records::{wanted_kind_key, SignatureScheme, WebhookRecord};
 use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 5;
+pub const CURRENT: u32 = 6;
 
 pub(crate) const VERSION_KEY: &str = "schema_version";
 
@@ -19,6 +19,7 @@ const MIGRATIONS: &[(u32, Migration)] = &[
     (2, per_subscription_fan_out_cursor),
     (3, drop_orders_by_status),
     (4, count_wanted_kinds),
+    (5, subscription_delivery_rules),
 ];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
@@ -105,6 +106,53 @@ fn count_wanted_kinds(db: &sled::Db) -> Result<()> {
     Ok(())
 }
 
+/// A subscription as schema 5 stored it.
+#[derive(serde::Deserialize)]
+struct WebhookRecordV5 {
+    id: u128,
+    url: String,
+    events: Vec<String>,
+    secret: String,
+    is_active: bool,
+    created_seq: u64,
+    created_at_ms: i64,
+    updated_at_ms: i64,
+}
+
+/// 5 -> 6: subscriptions gain their signature scheme (the spec's, as before), secret
+/// rotation, the reason fulfilld disabled them, ordered delivery and the start of their
+/// current run of failures, all empty. One sled batch rewrites every record, so a crash
+/// leaves either all old or all new records; a re-run reads a new record's old prefix
+/// (bincode ignores the rest) and writes the same empty fields again.
+fn subscription_delivery_rules(db: &sled::Db) -> Result<()> {
+    let hooks = db.open_tree(Webhooks::NAME)?;
+    let mut batch = sled::Batch::default();
+    for entry in hooks.iter() {
+        let (key, value) = entry?;
+        let old: WebhookRecordV5 = codec::decode(Webhooks::NAME, &value)?;
+        let new = WebhookRecord {
+            id: old.id,
+            url: old.url,
+            events: old.events,
+            secret: old.secret,
+            is_active: old.is_active,
+            created_seq: old.created_seq,
+            created_at_ms: old.created_at_ms,
+            updated_at_ms: old.updated_at_ms,
+            scheme: SignatureScheme::Fulfilld,
+            previous_secret: None,
+            disabled_reason: None,
+            disabled_at_ms: None,
+            ordered: false,
+            failing_since_ms: None,
+        };
+        batch.insert(key, codec::encode(&new));
+    }
+    hooks.apply_batch(batch)?;
+    db.flush()?;
+    Ok(())
+}
+
 /// The stored version (`CURRENT` for a new database); an error if it is newer than
 /// this binary. Reads only, so a refused database is left as it was.
 pub(crate) fn refuse_newer(meta: &sled::Tree) -> Result<u32> {
@@ -187,7 +235,38 @@ mod tests {
             created_seq: 1,
             created_at_ms: 0,
             updated_at_ms: 0,
+            scheme: SignatureScheme::Fulfilld,
+            previous_secret: None,
+            disabled_reason: None,
+            disabled_at_ms: None,
+            ordered: false,
+            failing_since_ms: None,
         }
+    }
+
+    /// A schema-5 subscription's bytes, as that binary wrote them.
+    fn v5_bytes(id: u128, is_active: bool) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct V5<'a> {
+            id: u128,
+            url: &'a str,
+            events: Vec<&'a str>,
+            secret: &'a str,
+            is_active: bool,
+            created_seq: u64,
+            created_at_ms: i64,
+            updated_at_ms: i64,
+        }
+        codec::encode(&V5 {
+            id,
+            url: "https://wms.local/hook",
+            events: vec!["order.created"],
+            secret: "0123456789abcdef",
+            is_active,
+            created_seq: 3,
+            created_at_ms: 10,
+            updated_at_ms: 20,
+        })
     }
 
     #[test]
@@ -331,5 +410,53 @@ mod tests {
             Some(2),
             "a re-run writes the same counts"
         );
+    }
+
+    #[test]
+    fn schema_5_subscriptions_gain_the_delivery_rule_fields_empty() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let meta = db.open_tree(Meta::NAME).unwrap();
+        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&5u64))
+            .unwrap();
+        let hooks = db.open_tree(Webhooks::NAME).unwrap();
+        hooks.insert(7u128.encode(), v5_bytes(7, true)).unwrap();
+        hooks.insert(9u128.encode(), v5_bytes(9, false)).unwrap();
+        // A schema-5 record does not decode as a schema-6 one: the migration is needed.
+        assert!(codec::decode::<WebhookRecord>(
+            Webhooks::NAME,
+            &hooks.get(7u128.encode()).unwrap().unwrap()
+        )
+        .is_err());
+        assert_eq!(upgrade(&db, &meta).unwrap(), 5);
+        let read = |id: u128| -> WebhookRecord {
+            codec::decode(Webhooks::NAME, &hooks.get(id.encode()).unwrap().unwrap()).unwrap()
+        };
+        let seven = read(7);
+        assert_eq!(
+            (seven.id, seven.url.as_str(), seven.secret.as_str()),
+            (7, "https://wms.local/hook", "0123456789abcdef")
+        );
+        assert_eq!(seven.events, vec!["order.created".to_string()]);
+        assert_eq!(
+            (seven.created_seq, seven.created_at_ms, seven.updated_at_ms),
+            (3, 10, 20)
+        );
+        assert!(seven.is_active);
+        assert!(!read(9).is_active);
+        assert_eq!(seven.scheme, SignatureScheme::Fulfilld);
+        assert_eq!(seven.previous_secret, None);
+        assert_eq!((seven.disabled_reason, seven.disabled_at_ms), (None, None));
+        assert!(!seven.ordered);
+        assert_eq!(seven.failing_since_ms, None);
+        // A crash before the version was written runs it again over new records.
+        subscription_delivery_rules(&db).unwrap();
+        assert_eq!(read(9), {
+            let mut h = hook(9, &["order.created"], false);
+            h.created_seq = 3;
+            h.created_at_ms = 10;
+            h.updated_at_ms = 20;
+            h
+        });
+        assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
     }
 }

@@ -23,4 +23,5 @@ mod support;
 mod system;
 mod timeouts;
 mod warehouses;
+mod webhook_rules;
 mod webhooks;

@@ -194,6 +194,7 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         }
         RetryWebhookDelivery => (vec![], None, vec![ok(200, "The delivery, pending again for a new round of the retry schedule (409 unless it was failed)", schema_ref("WebhookDelivery"))]),
         RecoverWebhookDeliveries => (vec![], Some(body_of("WebhookRecover")), vec![ok(200, "How many failed deliveries were re-queued", schema_ref("WebhookRecoverResult"))]),
+        RotateWebhookSecret => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("WebhookRotateSecret")) })), vec![ok(200, "The new secret (shown this once) and the subscription with the end of the grace period", schema_ref("WebhookSecretRotation"))]),
         PackOrder => (vec![], None, vec![ok(200, "The order, now processing with its packages (409 with the reason when it cannot be packed; 409 invalid_transition unless pending)", schema_ref("Order"))]),
         ListPackages => {
             let mut params = page_params();

@@ -7,10 +7,12 @@ mod deliveries;
 mod subscriptions;
 mod types;
 
-pub use attempts::{cancel_queued, record_attempts, Finished, Outcome};
+pub use attempts::{cancel_queued, record_attempts, Finished, Outcome, Recorded, Rules};
 pub use deliveries::{
     create_test_delivery, dequeue, enqueue, insert_delivery, list_deliveries, pending_delivery,
     prune, recover, remove_delivery, retry,
 };
-pub use subscriptions::{all, create, delete, get, list, update, NewWebhook, WebhookPatch};
+pub use subscriptions::{
+    all, create, delete, disable, get, list, rotate_secret, update, NewWebhook, WebhookPatch,
+};
 pub use types::{new_id, WebhookError};

@@ -8,6 +8,8 @@ pub enum WebhookError {
     DeliveryNotFound,
     /// Only a failed delivery can be retried by hand.
     NotFailed,
+    /// The `standard-webhooks` scheme needs a `whsec_` base64 secret of 24 to 64 bytes.
+    SecretNotStandard,
 }
 
 pub(super) type TxResult<T> = Result<T, TxError<WebhookError>>;

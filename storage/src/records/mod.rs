@@ -24,4 +24,7 @@ pub use packages::{
 };
 pub use products::{Dimensions, Hazmat, Orientation, ProductRecord};
 pub use warehouses::{AddressRecord, BoxRecord, WarehouseRecord};
-pub use webhooks::{wanted_kind_key, Attempt, DeliveryRecord, DeliveryStatus, WebhookRecord};
+pub use webhooks::{
+    wanted_kind_key, Attempt, DeliveryRecord, DeliveryStatus, PreviousSecret, SignatureScheme,
+    WebhookRecord,
+};

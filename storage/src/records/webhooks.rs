@@ -25,6 +25,36 @@ pub struct WebhookRecord {
     pub created_seq: u64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// How deliveries are signed (schema 6).
+    pub scheme: SignatureScheme,
+    /// The secret replaced by the last rotation, still signed with until it expires.
+    pub previous_secret: Option<PreviousSecret>,
+    /// Why fulfilld turned the subscription off (410 Gone, failing too long); `None`
+    /// while active or when a client turned it off.
+    pub disabled_reason: Option<String>,
+    pub disabled_at_ms: Option<i64>,
+    /// One delivery in flight at a time, in commit order.
+    pub ordered: bool,
+    /// When the first failed attempt since the last successful one was made; `None`
+    /// after a success (or before any attempt). Drives the disable-after rule.
+    pub failing_since_ms: Option<i64>,
+}
+
+/// The signature headers a subscription's deliveries carry.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SignatureScheme {
+    /// `X-Webhook-Signature` / `X-Webhook-Timestamp` / `X-Webhook-Id` (the spec's).
+    #[default]
+    Fulfilld,
+    /// `webhook-id` / `webhook-timestamp` / `webhook-signature` (Standard Webhooks).
+    StandardWebhooks,
+}
+
+/// A rotated-out secret and the end of its grace period.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PreviousSecret {
+    pub secret: String,
+    pub expires_at_ms: i64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! 127.0.0.1:0 with a leaf certificate issued by its own test CA (whose PEM the server
 //! under test is given as `--webhook-ca`). It records every request (headers, raw body,
 //! arrival time) in a channel the test awaits, and answers as told: succeed, fail the
-//! next N requests, always fail, or hang.
+//! next N requests, always fail, answer one status (with extra headers), or hang.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
@@ -31,6 +31,10 @@ pub enum Mode {
     AlwaysFail,
     /// Never answer.
     Hang,
+    /// Answer this status (with the headers of `set_headers`) to every request.
+    Status(u16),
+    /// Answer this status to the next request, then succeed.
+    StatusOnce(u16),
 }
 
 /// One request as it arrived.
@@ -112,6 +116,8 @@ impl TestCa {
 pub struct Receiver {
     pub url: String,
     mode: Arc<Mutex<Mode>>,
+    /// Extra headers on every answer (`Retry-After`, `Location`).
+    headers: Arc<Mutex<Vec<(String, String)>>>,
     hits: mpsc::UnboundedReceiver<Hit>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -135,9 +141,11 @@ impl Receiver {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("https://{}/hooks/fulfilld", listener.local_addr().unwrap());
         let mode = Arc::new(Mutex::new(mode));
+        let headers = Arc::new(Mutex::new(Vec::new()));
         let (tx, hits) = mpsc::unbounded_channel();
         let task = {
             let mode = Arc::clone(&mode);
+            let headers = Arc::clone(&headers);
             tokio::spawn(async move {
                 loop {
                     let Ok((tcp, _)) = listener.accept().await else {
@@ -145,13 +153,14 @@ impl Receiver {
                     };
                     let acceptor = acceptor.clone();
                     let mode = Arc::clone(&mode);
+                    let headers = Arc::clone(&headers);
                     let tx = tx.clone();
                     tokio::spawn(async move {
                         let Ok(tls) = acceptor.accept(tcp).await else {
                             return;
                         };
                         let service = hyper::service::service_fn(move |req| {
-                            answer(req, Arc::clone(&mode), tx.clone())
+                            answer(req, Arc::clone(&mode), Arc::clone(&headers), tx.clone())
                         });
                         let _ = hyper::server::conn::http1::Builder::new()
                             .serve_connection(TokioIo::new(tls), service)
@@ -163,6 +172,7 @@ impl Receiver {
         Receiver {
             url,
             mode,
+            headers,
             hits,
             task,
         }
@@ -170,6 +180,14 @@ impl Receiver {
 
     pub fn set_mode(&self, mode: Mode) {
         *self.mode.lock().unwrap() = mode;
+    }
+
+    /// Headers added to every answer from now on.
+    pub fn set_headers(&self, headers: &[(&str, &str)]) {
+        *self.headers.lock().unwrap() = headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
     }
 
     /// The next request, waiting at most `guard` (a failure guard, not a pace).
@@ -189,6 +207,7 @@ impl Receiver {
 async fn answer(
     req: Request<Incoming>,
     mode: Arc<Mutex<Mode>>,
+    headers: Arc<Mutex<Vec<(String, String)>>>,
     tx: mpsc::UnboundedSender<Hit>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let at = Instant::now();
@@ -212,6 +231,11 @@ async fn answer(
                 Some(500)
             }
             Mode::Hang => None,
+            Mode::Status(code) => Some(code),
+            Mode::StatusOnce(code) => {
+                *m = Mode::Succeed;
+                Some(code)
+            }
         }
     };
     let _ = tx.send(Hit {
@@ -221,10 +245,13 @@ async fn answer(
         answered: decided.unwrap_or(0),
     });
     match decided {
-        Some(code) => Ok(Response::builder()
-            .status(code)
-            .body(Full::new(Bytes::from_static(b"ok")))
-            .unwrap()),
+        Some(code) => {
+            let mut resp = Response::builder().status(code);
+            for (name, value) in headers.lock().unwrap().iter() {
+                resp = resp.header(name.as_str(), value.as_str());
+            }
+            Ok(resp.body(Full::new(Bytes::from_static(b"ok"))).unwrap())
+        }
         None => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Ok(Response::new(Full::new(Bytes::new())))

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Delivery-lag benchmark (issue 19): three subscriptions to every event kind on a local
+# HTTPS receiver while orders are created at a fixed rate, each rate on a fresh server
+# and data directory; reports the time from each event's commit (its envelope timestamp,
+# taken in the transaction) to its first arrival at the receiver.
+#
+#   bash benches/webhook_lag.sh                     # 500 and 1000 orders/s, 60 s each
+#   LAG_RATES="500" LAG_SECS=20 bash benches/webhook_lag.sh
+#   WEBHOOK_BIN=/dir bash benches/webhook_lag.sh    # prebuilt fulfilld and webhook_load in /dir
+#
+# Targets: p99 under 1 s at 500 orders/s and under 2 s at 1,000 orders/s.
+# Only 127.0.0.1 is used; servers stop when their run (or the script) ends.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+RATES=${LAG_RATES:-500 1000}
+SECS=${LAG_SECS:-60}
+
+log() { printf '[webhook-lag] %s\n' "$*" >&2; }
+die() { printf '[webhook-lag] error: %s\n' "$*" >&2; exit 1; }
+
+if [ -n "${WEBHOOK_BIN:-}" ]; then
+    FULFILLD="$WEBHOOK_BIN/fulfilld"
+    BENCH="$WEBHOOK_BIN/webhook_load"
+else
+    log "building release binaries (nice -n 10)"
+    nice -n 10 cargo build --release --bin fulfilld --example webhook_load
+    FULFILLD="$TARGET_DIR/release/fulfilld"
+    BENCH="$TARGET_DIR/release/examples/webhook_load"
+fi
+
+source "$ROOT/benches/server.sh"
+
+"$BENCH" certs --dir "$WORK/certs"
+cat >"$WORK/config.toml" <<CONF
+auto_pack = false
+CONF
+
+for rate in $RATES; do
+    data="$WORK/data-$rate"
+    start_fulfilld "$FULFILLD" "lag$rate" "$data" --config "$WORK/config.toml" \
+        --webhook-ca "$WORK/certs/ca.pem"
+    log "$rate orders/s for $SECS s: server at $API"
+    "$BENCH" run --base "$API" --cert "$data/tls/cert.pem" --api-key "$KEY" \
+        --certs "$WORK/certs" --subs 3 --events all --rate "$rate" --secs "$SECS" \
+        --after 15 | tee "$WORK/report-$rate"
+    echo "server resident memory: $(rss)"
+    stop_fulfilld
+    rm -rf "$data"
+done
+
+echo
+echo "summary ($SECS s per rate, 3 subscriptions to every kind):"
+for rate in $RATES; do
+    sed -nE "s/^RESULT .*orders_per_s=([0-9.]+).*lag_p50_ms=([0-9]+) lag_p99_ms=([0-9]+) lag_max_ms=([0-9]+) undelivered=([0-9]+).*/  $rate orders\/s offered: \1 created\/s, lag p50 \2 ms, p99 \3 ms, max \4 ms, undelivered \5/p" \
+        "$WORK/report-$rate"
+done
