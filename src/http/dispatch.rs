@@ -6,8 +6,8 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, health, inbound, inventory, metrics, orders, packages, packing_api, products,
-    warehouses, webhooks,
+    bulk_import, health, inbound, inventory, metrics, orders, package_views, packages, packing_api,
+    products, warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
@@ -54,6 +54,9 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::GetPackage => packages::get(ctx),
         RouteId::ListPackageEvents => packages::events(ctx),
         RouteId::ShipPackage => packages::ship(ctx),
+        RouteId::PackageInstructions => package_views::instructions(ctx, &api.scenes),
+        RouteId::PackageDiagram => package_views::diagram(ctx, &api.scenes),
+        RouteId::PackageSlip => package_views::slip(ctx, &api.scenes),
         RouteId::WmsPackageStatus => inbound::wms(ctx),
         RouteId::CarrierTracking => inbound::carrier(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),

@@ -22,6 +22,7 @@ mod metrics;
 mod observe;
 pub mod openapi;
 pub mod orders;
+pub mod package_views;
 pub mod packages;
 pub mod packing_api;
 mod pipeline;
