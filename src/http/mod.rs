@@ -25,6 +25,7 @@ pub mod orders;
 pub mod package_views;
 pub mod packages;
 pub mod packing_api;
+pub mod packing_steps;
 mod pipeline;
 pub mod products;
 pub mod query;
