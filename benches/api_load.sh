@@ -16,7 +16,6 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 SCALE=${API_LOAD_SCALE:-full}
 SECS=${API_LOAD_SECS:-10}
 case "$SCALE" in
@@ -30,17 +29,8 @@ die() { printf '[api-load] error: %s\n' "$*" >&2; exit 1; }
 
 ORDERS=${API_LOAD_ORDERS:-$ORDERS}
 
-if [ -n "${API_LOAD_BIN:-}" ]; then
-    FULFILLD="$API_LOAD_BIN/fulfilld"
-    LOADGEN="$API_LOAD_BIN/loadgen"
-else
-    log "building release binaries (nice -n 10)"
-    nice -n 10 cargo build --release --bin fulfilld --example loadgen
-    FULFILLD="$TARGET_DIR/release/fulfilld"
-    LOADGEN="$TARGET_DIR/release/examples/loadgen"
-fi
-
 source "$ROOT/benches/server.sh"
+release_binaries loadgen "${API_LOAD_BIN:-}"
 # The order API is measured without background packing (benches/pipeline.sh measures
 # that); API_LOAD_AUTO_PACK=true turns it on.
 echo "auto_pack = ${API_LOAD_AUTO_PACK:-false}" >"$WORK/config.toml"
@@ -49,7 +39,7 @@ if [ -n "${API_LOAD_CACHE_MB:-}" ]; then
 fi
 DATA="$WORK/data"
 start_fulfilld "$FULFILLD" api-load "$DATA" --config "$WORK/config.toml"
-LG=("$LOADGEN" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY")
+LG=("$BENCH" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY")
 
 log "scale=$SCALE: $PRODUCTS products, $ORDERS orders; server at $API"
 "${LG[@]}" --concurrency 64 seed-catalog --products "$PRODUCTS" --warehouses 2

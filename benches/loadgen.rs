@@ -5,7 +5,6 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,25 +13,18 @@ use argh::FromArgs;
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
-use common::{order_body, Client, Rng};
+use common::{order_body, server_options, Client, Rng};
 
-/// Load generator for fulfilld.
-#[derive(FromArgs)]
-struct Args {
-    /// base URL, e.g. https://127.0.0.1:8443
-    #[argh(option)]
-    base: String,
-    /// the server's certificate (PEM) to trust
-    #[argh(option)]
-    cert: PathBuf,
-    /// API key of an `unlimited` client
-    #[argh(option)]
-    api_key: String,
-    /// concurrent clients (default 32)
-    #[argh(option, default = "32")]
-    concurrency: usize,
-    #[argh(subcommand)]
-    cmd: Cmd,
+server_options! {
+    /// Load generator for fulfilld.
+    #[derive(FromArgs)]
+    struct Args {
+        /// concurrent clients (default 32)
+        #[argh(option, default = "32")]
+        concurrency: usize,
+        #[argh(subcommand)]
+        cmd: Cmd,
+    }
 }
 
 #[derive(FromArgs)]
@@ -214,6 +206,17 @@ where
     stats
 }
 
+/// Runs GETs of `path(rng)` on `concurrency` workers for `secs` seconds.
+async fn read<P>(name: &str, c: &Client, concurrency: usize, secs: u64, path: P) -> Stats
+where
+    P: Fn(&mut Rng) -> String + Send + Sync + 'static,
+{
+    run(name, c, concurrency, None, Some(secs), move |c, _, rng| {
+        c.req(reqwest::Method::GET, &path(rng))
+    })
+    .await
+}
+
 #[tokio::main]
 async fn main() {
     let args: Args = argh::from_env();
@@ -274,43 +277,21 @@ async fn main() {
             let p = a.products;
             let on = |name: &str| a.only.as_deref().is_none_or(|o| o == name);
             if on("sku") {
-                run(
-                    "GET /api/products/sku/{sku}",
-                    &c,
-                    n,
-                    None,
-                    Some(a.secs),
-                    move |c, _, rng| c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p))),
-                )
+                read("GET /api/products/sku/{sku}", &c, n, a.secs, move |rng| {
+                    format!("/api/products/sku/P{}", rng.below(p))
+                })
                 .await;
             }
             if on("inventory") {
-                run(
-                    "GET /api/inventory?sku=",
-                    &c,
-                    n,
-                    None,
-                    Some(a.secs),
-                    move |c, _, rng| {
-                        c.req(M::GET, &format!("/api/inventory?sku=P{}", rng.below(p)))
-                    },
-                )
+                read("GET /api/inventory?sku=", &c, n, a.secs, move |rng| {
+                    format!("/api/inventory?sku=P{}", rng.below(p))
+                })
                 .await;
             }
             if on("list") {
-                run(
-                    "GET /api/products?limit=200",
-                    &c,
-                    n,
-                    None,
-                    Some(a.secs),
-                    move |c, _, rng| {
-                        c.req(
-                            M::GET,
-                            &format!("/api/products?limit=200&offset={}", 200 * rng.below(50)),
-                        )
-                    },
-                )
+                read("GET /api/products?limit=200", &c, n, a.secs, |rng| {
+                    format!("/api/products?limit=200&offset={}", 200 * rng.below(50))
+                })
                 .await;
             }
         }
@@ -381,36 +362,26 @@ async fn main() {
             );
         }
         Cmd::ReadOrders(a) => {
-            run(
+            read(
                 "GET /api/orders?status=pending&limit=50",
                 &c,
                 n,
-                None,
-                Some(a.secs),
-                |c, _, rng| {
-                    c.req(
-                        M::GET,
-                        &format!(
-                            "/api/orders?status=pending&limit=50&offset={}",
-                            50 * rng.below(100)
-                        ),
+                a.secs,
+                |rng| {
+                    format!(
+                        "/api/orders?status=pending&limit=50&offset={}",
+                        50 * rng.below(100)
                     )
                 },
             )
             .await;
             let orders = a.n;
-            run(
+            read(
                 "GET /api/orders?q=<externalId>",
                 &c,
                 n,
-                None,
-                Some(a.secs),
-                move |c, _, rng| {
-                    c.req(
-                        M::GET,
-                        &format!("/api/orders?q=BULK-{}&limit=50", rng.below(orders)),
-                    )
-                },
+                a.secs,
+                move |rng| format!("/api/orders?q=BULK-{}&limit=50", rng.below(orders)),
             )
             .await;
         }

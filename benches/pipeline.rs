@@ -6,7 +6,6 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,32 +14,25 @@ use hdrhistogram::Histogram;
 use reqwest::Method as M;
 use serde_json::{json, Value};
 
-use common::{Client, Rng};
+use common::{server_options, Client, Rng};
 
-/// Pipeline benchmark for fulfilld.
-#[derive(FromArgs)]
-struct Args {
-    /// base URL, e.g. https://127.0.0.1:8443
-    #[argh(option)]
-    base: String,
-    /// the server's certificate (PEM) to trust
-    #[argh(option)]
-    cert: PathBuf,
-    /// API key of an `unlimited` client
-    #[argh(option)]
-    api_key: String,
-    /// orders to create (default 15000)
-    #[argh(option, default = "15000")]
-    orders: usize,
-    /// orders created per second (default 600)
-    #[argh(option, default = "600")]
-    rate: u64,
-    /// products in the catalog (default 200)
-    #[argh(option, default = "200")]
-    skus: usize,
-    /// concurrent readers measuring the API meanwhile (default 8)
-    #[argh(option, default = "8")]
-    readers: usize,
+server_options! {
+    /// Pipeline benchmark for fulfilld.
+    #[derive(FromArgs)]
+    struct Args {
+        /// orders to create (default 15000)
+        #[argh(option, default = "15000")]
+        orders: usize,
+        /// orders created per second (default 600)
+        #[argh(option, default = "600")]
+        rate: u64,
+        /// products in the catalog (default 200)
+        #[argh(option, default = "200")]
+        skus: usize,
+        /// concurrent readers measuring the API meanwhile (default 8)
+        #[argh(option, default = "8")]
+        readers: usize,
+    }
 }
 
 /// A cart of 1-10 units over 1-3 lines.

@@ -14,24 +14,14 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 ORDERS=${PIPELINE_ORDERS:-15000}
 RATE=${PIPELINE_RATE:-600}
 
 log() { printf '[pipeline] %s\n' "$*" >&2; }
 die() { printf '[pipeline] error: %s\n' "$*" >&2; exit 1; }
 
-if [ -n "${PIPELINE_BIN:-}" ]; then
-    FULFILLD="$PIPELINE_BIN/fulfilld"
-    BENCH="$PIPELINE_BIN/pipeline"
-else
-    log "building release binaries (nice -n 10)"
-    nice -n 10 cargo build --release --bin fulfilld --example pipeline
-    FULFILLD="$TARGET_DIR/release/fulfilld"
-    BENCH="$TARGET_DIR/release/examples/pipeline"
-fi
-
 source "$ROOT/benches/server.sh"
+release_binaries pipeline "${PIPELINE_BIN:-}"
 # PIPELINE_AUTO_PACK=false: the same load without packing, the baseline of the API latency.
 echo "auto_pack = ${PIPELINE_AUTO_PACK:-true}" >"$WORK/config.toml"
 DATA="$WORK/data"

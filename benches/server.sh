@@ -2,6 +2,8 @@
 # stops them when asked or when the script exits, and hands back address and API key.
 #
 #   source benches/server.sh                    # sets WORK (a temp dir removed at exit)
+#   release_binaries EXAMPLE [DIR]              # sets FULFILLD and BENCH: from DIR when
+#                                               # given (prebuilt), else built here
 #   start_fulfilld BIN NAME DATA_DIR [flags...]  # sets PID, API, KEY; logs in $WORK
 #   stop_fulfilld                               # SIGTERM, then SIGKILL after 10 s
 #   rss                                         # the server's resident memory, "412 MB"
@@ -22,6 +24,20 @@ cleanup() { stop_fulfilld; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+release_binaries() {
+    local example=$1 dir=${2:-}
+    if [ -n "$dir" ]; then
+        FULFILLD="$dir/fulfilld"
+        BENCH="$dir/$example"
+    else
+        log "building release binaries (nice -n 10)"
+        nice -n 10 cargo build --release --bin fulfilld --example "$example"
+        local target=${CARGO_TARGET_DIR:-$ROOT/target}
+        FULFILLD="$target/release/fulfilld"
+        BENCH="$target/release/examples/$example"
+    fi
+}
 
 start_fulfilld() {
     local bin=$1 name=$2 data=$3

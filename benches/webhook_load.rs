@@ -23,7 +23,7 @@ use reqwest::Method as M;
 use serde_json::{json, Value};
 use webhook_receiver::{dead_endpoint, receiver, secret, write_certs, Seen};
 
-use common::{order_body, Client, Rng};
+use common::{order_body, server_options, Client, Rng};
 
 /// Webhook delivery benchmark for fulfilld.
 #[derive(FromArgs)]
@@ -48,53 +48,46 @@ struct Certs {
     dir: PathBuf,
 }
 
-/// Receiver, subscriptions, catalog, then orders for a fixed time while counting deliveries.
-#[derive(FromArgs)]
-#[argh(subcommand, name = "run")]
-struct Run {
-    /// base URL of fulfilld, e.g. https://127.0.0.1:8443
-    #[argh(option)]
-    base: String,
-    /// fulfilld's certificate (PEM) to trust
-    #[argh(option)]
-    cert: PathBuf,
-    /// API key of an `unlimited` client
-    #[argh(option)]
-    api_key: String,
-    /// directory written by `certs` (the receiver's certificate and key)
-    #[argh(option)]
-    certs: PathBuf,
-    /// live subscriptions (default 10)
-    #[argh(option, default = "10")]
-    subs: usize,
-    /// event types every subscription lists (default order.created,inventory.adjusted)
-    #[argh(option, default = "String::from(\"order.created,inventory.adjusted\")")]
-    events: String,
-    /// add an 11th subscription to an endpoint that accepts and never answers
-    #[argh(switch)]
-    dead: bool,
-    /// add an 11th subscription to the live receiver, not counted: the control for
-    /// `--dead` (the same fan-out work, without the hanging)
-    #[argh(switch)]
-    extra_live: bool,
-    /// seconds of order creation (default 20)
-    #[argh(option, default = "20")]
-    secs: u64,
-    /// seconds at the start of creation left out of the delivery rate (default 3)
-    #[argh(option, default = "3")]
-    warmup: u64,
-    /// seconds of counting after creation stopped (default 5)
-    #[argh(option, default = "5")]
-    after: u64,
-    /// concurrent order clients (default 64, as the orders benchmark)
-    #[argh(option, default = "64")]
-    concurrency: usize,
-    /// products in the catalog (default 50)
-    #[argh(option, default = "50")]
-    skus: usize,
-    /// the receiver offers HTTP/2 as well as HTTP/1.1
-    #[argh(switch)]
-    h2: bool,
+server_options! {
+    /// Receiver, subscriptions, catalog, then orders for a fixed time while counting deliveries.
+    #[derive(FromArgs)]
+    #[argh(subcommand, name = "run")]
+    struct Run {
+        /// directory written by `certs` (the receiver's certificate and key)
+        #[argh(option)]
+        certs: PathBuf,
+        /// live subscriptions (default 10)
+        #[argh(option, default = "10")]
+        subs: usize,
+        /// event types every subscription lists (default order.created,inventory.adjusted)
+        #[argh(option, default = "String::from(\"order.created,inventory.adjusted\")")]
+        events: String,
+        /// add an 11th subscription to an endpoint that accepts and never answers
+        #[argh(switch)]
+        dead: bool,
+        /// add an 11th subscription to the live receiver, not counted: the control for
+        /// `--dead` (the same fan-out work, without the hanging)
+        #[argh(switch)]
+        extra_live: bool,
+        /// seconds of order creation (default 20)
+        #[argh(option, default = "20")]
+        secs: u64,
+        /// seconds at the start of creation left out of the delivery rate (default 3)
+        #[argh(option, default = "3")]
+        warmup: u64,
+        /// seconds of counting after creation stopped (default 5)
+        #[argh(option, default = "5")]
+        after: u64,
+        /// concurrent order clients (default 64, as the orders benchmark)
+        #[argh(option, default = "64")]
+        concurrency: usize,
+        /// products in the catalog (default 50)
+        #[argh(option, default = "50")]
+        skus: usize,
+        /// the receiver offers HTTP/2 as well as HTTP/1.1
+        #[argh(switch)]
+        h2: bool,
+    }
 }
 
 async fn seed(c: &Client, skus: usize) {

@@ -19,7 +19,6 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 ROUNDS=${WEBHOOK_ROUNDS:-1}
 SECS=${WEBHOOK_SECS:-20}
 TIMEOUT=${WEBHOOK_TIMEOUT:-30}
@@ -27,17 +26,8 @@ TIMEOUT=${WEBHOOK_TIMEOUT:-30}
 log() { printf '[webhooks] %s\n' "$*" >&2; }
 die() { printf '[webhooks] error: %s\n' "$*" >&2; exit 1; }
 
-if [ -n "${WEBHOOK_BIN:-}" ]; then
-    FULFILLD="$WEBHOOK_BIN/fulfilld"
-    BENCH="$WEBHOOK_BIN/webhook_load"
-else
-    log "building release binaries (nice -n 10)"
-    nice -n 10 cargo build --release --bin fulfilld --example webhook_load
-    FULFILLD="$TARGET_DIR/release/fulfilld"
-    BENCH="$TARGET_DIR/release/examples/webhook_load"
-fi
-
 source "$ROOT/benches/server.sh"
+release_binaries webhook_load "${WEBHOOK_BIN:-}"
 
 "$BENCH" certs --dir "$WORK/certs"
 cat >"$WORK/config.toml" <<EOF

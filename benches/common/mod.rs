@@ -1,6 +1,7 @@
-//! What the load generators (`loadgen`, `pipeline`, `webhook_load`) share: an HTTPS
-//! client that trusts the server's certificate and sends the API key, a repeatable PRNG,
-//! and the orders benchmark's cart. Included with `#[path]`; not every example uses all.
+//! What the load generators (`loadgen`, `pipeline`, `webhook_load`) share: the options
+//! that reach the server, an HTTPS client that trusts the server's certificate and sends
+//! the API key, a repeatable PRNG, and the orders benchmark's cart. Included with
+//! `#[path]`; not every example uses all.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -10,6 +11,28 @@ use reqwest::Method;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 use serde_json::{json, Value};
+
+/// Declares a load generator's argh options struct: the options that reach the server
+/// (`--base`, `--cert`, `--api-key`, what `benches/server.sh` hands back) first, then its
+/// own fields. A macro because argh cannot flatten one options struct into another.
+macro_rules! server_options {
+    ($(#[$attr:meta])* struct $name:ident { $($own:tt)* }) => {
+        $(#[$attr])*
+        struct $name {
+            /// base URL of fulfilld, e.g. https://127.0.0.1:8443
+            #[argh(option)]
+            base: String,
+            /// the server's certificate (PEM) to trust
+            #[argh(option)]
+            cert: ::std::path::PathBuf,
+            /// API key of an `unlimited` client
+            #[argh(option)]
+            api_key: String,
+            $($own)*
+        }
+    };
+}
+pub(crate) use server_options;
 
 #[derive(Clone)]
 pub struct Client {

@@ -115,20 +115,9 @@ pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
 mod tests {
     use super::*;
     use crate::model::Orientation;
-    use crate::orientation::turns;
 
     fn kind(dims: V3, rule: Orientation) -> Kind {
-        Kind {
-            item: 0,
-            quantity: 1,
-            turns: turns(dims, rule),
-            volume: dims.iter().map(|&d| d as i128).product(),
-            weight: 1,
-            fragile: false,
-            no_load: false,
-            hazmat: None,
-            conflicts: Vec::new(),
-        }
+        Kind::plain(dims, rule, 1)
     }
 
     #[test]

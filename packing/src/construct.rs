@@ -304,23 +304,12 @@ pub(crate) fn repack_one(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Op
 mod tests {
     use super::*;
     use crate::model::Orientation;
-    use crate::orientation::turns;
     use crate::problem::Rules;
 
     /// Work spent by [`build`] packing `n` unit cubes into cubic boxes of side `side` with
     /// `effort`, and the boxes used.
     fn work_of(n: usize, side: i64, effort: Effort) -> (u64, usize) {
-        let kinds = vec![Kind {
-            item: 0,
-            quantity: n as u64,
-            turns: turns([1, 1, 1], Orientation::Any),
-            volume: 1,
-            weight: 1,
-            fragile: false,
-            no_load: false,
-            hazmat: None,
-            conflicts: Vec::new(),
-        }];
+        let kinds = vec![Kind::plain([1, 1, 1], Orientation::Any, n as u64)];
         let rules = Rules {
             require_support: true,
             ..Rules::default()

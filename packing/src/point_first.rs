@@ -55,21 +55,10 @@ pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> V
 mod tests {
     use super::*;
     use crate::model::Orientation;
-    use crate::orientation::turns;
     use crate::problem::{Kind, Rules};
 
     fn kind(dims: V3) -> Kind {
-        Kind {
-            item: 0,
-            quantity: 1,
-            turns: turns(dims, Orientation::Fixed),
-            volume: dims.iter().map(|&d| d as i128).product(),
-            weight: 1,
-            fragile: false,
-            no_load: false,
-            hazmat: None,
-            conflicts: Vec::new(),
-        }
+        Kind::plain(dims, Orientation::Fixed, 1)
     }
 
     #[test]

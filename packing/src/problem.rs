@@ -77,6 +77,25 @@ pub(crate) struct Kind {
     pub conflicts: Vec<u32>,
 }
 
+#[cfg(test)]
+impl Kind {
+    /// `quantity` units of item 0 measuring `dims`, turned as `rule` allows, of weight 1
+    /// and free of every other constraint: what the packer's unit tests start from.
+    pub(crate) fn plain(dims: V3, rule: Orientation, quantity: u64) -> Kind {
+        Kind {
+            item: 0,
+            quantity,
+            turns: turns(dims, rule),
+            volume: volume(dims),
+            weight: 1,
+            fragile: false,
+            no_load: false,
+            hazmat: None,
+            conflicts: Vec::new(),
+        }
+    }
+}
+
 /// A box type of one warehouse.
 #[derive(Debug, Clone)]
 pub(crate) struct BoxKind {
@@ -132,6 +151,30 @@ fn non_negative(v: f64, max: f64, field: impl FnOnce() -> String) -> Result<()> 
     Ok(())
 }
 
+/// Width, height and length (in that order, named by `f`) must be positive lengths.
+fn lengths(whl: [f64; 3], f: impl Fn(&str) -> String) -> Result<()> {
+    for (v, name) in whl.into_iter().zip(["width", "height", "length"]) {
+        positive(v, MAX_LENGTH, || f(name))?;
+    }
+    Ok(())
+}
+
+/// An id (`name`, at `field`) must not be blank nor repeat one of the `earlier` ones.
+fn unique_id<'a>(
+    id: &str,
+    mut earlier: impl Iterator<Item = &'a str>,
+    field: String,
+    name: &str,
+) -> Result<()> {
+    if id.trim().is_empty() {
+        return Err(Error::field(field, "must not be empty"));
+    }
+    if earlier.any(|o| o == id) {
+        return Err(Error::field(field, format!("duplicates an earlier {name}")));
+    }
+    Ok(())
+}
+
 /// Field-by-field checks of the request.
 pub(crate) fn check(req: &PackRequest) -> Result<()> {
     if req.items.is_empty() {
@@ -140,15 +183,9 @@ pub(crate) fn check(req: &PackRequest) -> Result<()> {
     let mut total = 0i64;
     for (i, it) in req.items.iter().enumerate() {
         let f = |name: &str| format!("items[{i}].{name}");
-        if it.item_id.trim().is_empty() {
-            return Err(Error::field(f("item_id"), "must not be empty"));
-        }
-        if req.items[..i].iter().any(|o| o.item_id == it.item_id) {
-            return Err(Error::field(f("item_id"), "duplicates an earlier item_id"));
-        }
-        positive(it.width, MAX_LENGTH, || f("width"))?;
-        positive(it.height, MAX_LENGTH, || f("height"))?;
-        positive(it.length, MAX_LENGTH, || f("length"))?;
+        let earlier = req.items[..i].iter().map(|o| o.item_id.as_str());
+        unique_id(&it.item_id, earlier, f("item_id"), "item_id")?;
+        lengths([it.width, it.height, it.length], f)?;
         non_negative(it.weight, MAX_WEIGHT, || f("weight"))?;
         if !(1..=MAX_UNITS).contains(&it.quantity) {
             return Err(Error::field(
@@ -179,30 +216,14 @@ pub(crate) fn check(req: &PackRequest) -> Result<()> {
         ));
     }
     for (w, wh) in req.warehouses.iter().enumerate() {
-        if wh.warehouse_id.trim().is_empty() {
-            return Err(Error::field(
-                format!("warehouses[{w}].warehouse_id"),
-                "must not be empty",
-            ));
-        }
-        if req.warehouses[..w]
-            .iter()
-            .any(|o| o.warehouse_id == wh.warehouse_id)
-        {
-            let field = format!("warehouses[{w}].warehouse_id");
-            return Err(Error::field(field, "duplicates an earlier warehouse_id"));
-        }
+        let earlier = req.warehouses[..w].iter().map(|o| o.warehouse_id.as_str());
+        let field = format!("warehouses[{w}].warehouse_id");
+        unique_id(&wh.warehouse_id, earlier, field, "warehouse_id")?;
         for (b, bx) in wh.boxes.iter().enumerate() {
             let f = |name: &str| format!("warehouses[{w}].boxes[{b}].{name}");
-            if bx.box_id.trim().is_empty() {
-                return Err(Error::field(f("box_id"), "must not be empty"));
-            }
-            if wh.boxes[..b].iter().any(|o| o.box_id == bx.box_id) {
-                return Err(Error::field(f("box_id"), "duplicates an earlier box_id"));
-            }
-            positive(bx.width, MAX_LENGTH, || f("width"))?;
-            positive(bx.height, MAX_LENGTH, || f("height"))?;
-            positive(bx.length, MAX_LENGTH, || f("length"))?;
+            let earlier = wh.boxes[..b].iter().map(|o| o.box_id.as_str());
+            unique_id(&bx.box_id, earlier, f("box_id"), "box_id")?;
+            lengths([bx.width, bx.height, bx.length], f)?;
             positive(bx.max_weight, MAX_WEIGHT, || f("max_weight"))?;
             non_negative(bx.cost, MAX_WEIGHT, || f("cost"))?;
             non_negative(bx.tare_weight, MAX_WEIGHT, || f("tare_weight"))?;

@@ -1,6 +1,6 @@
 //! The request pipeline: every cross-cutting rule applied once, in order (credentials,
-//! routing, rate limit, access, body, idempotency, timeout, durability), around the
-//! handler the route names.
+//! routing, rate limit, access, free space, body, idempotency, timeout, durability),
+//! around the handler the route names.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use super::idempotency::{self, Guard};
 use super::limits::BucketKey;
 use super::response::Resp;
 use super::routes::{Access, Match, RouteId, Service};
-use super::{auth, body, observe};
+use super::{auth, body, observe, space};
 use crate::clients::ClientEntry;
 use crate::webhooks::sign::SIGNATURE_HEADER;
 
@@ -154,6 +154,7 @@ async fn route(
             ))
         }
     };
+    space::admit(app, def)?;
     let keyed = matches!(*req.method(), Method::POST | Method::PATCH)
         && req.headers().contains_key(idempotency::HEADER);
     let guard = match (&client, keyed) {

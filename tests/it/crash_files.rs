@@ -6,9 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 
-use serde_json::Value;
-
-use crate::support::{serve_command, ChildServer};
+use crate::support::{access_token, request_token, serve_command, ChildServer};
 
 /// `fulfilld serve` on port 0 with its log (at warn) written to `log`.
 fn spawn_logged(dir: &Path, log: &Path) -> ChildServer {
@@ -38,23 +36,8 @@ fn spawn_logged(dir: &Path, log: &Path) -> ChildServer {
 }
 
 async fn token(server: &ChildServer) -> String {
-    let creds = server.bootstrap();
-    let resp = server
-        .client()
-        .post(server.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &creds.client_id),
-            ("client_secret", &creds.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    resp.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    let url = server.url("/oauth/token");
+    access_token(request_token(&server.client(), url, &server.bootstrap()).await).await
 }
 
 async fn status_with_token(server: &ChildServer, token: &str) -> u16 {

@@ -9,8 +9,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::support::{
-    assert_error, body, boxes, now, packable_catalog, packable_order, packable_order_body, verify,
-    Crashable, Hit, Mode, Receiver, Server, TestCa, UPS, UPS_SECRET,
+    assert_error, auto_packing_with_receiver, body, boxes, now, packable_catalog, packable_order,
+    packable_order_body, verify, Crashable, Hit, Mode, Receiver, Server, TestCa, UPS, UPS_SECRET,
 };
 
 const SECRET: &str = "whsec-test-0123456789";
@@ -97,18 +97,15 @@ fn count(seen: &[Value], kind: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_order_goes_from_pending_to_delivered_without_a_person() {
     let ca = TestCa::new();
-    let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let s = Server::start_auto_packing(&ca).await;
-    let (status, v) = s
-        .post(
-            "/api/webhooks",
-            &json!({"url": r.url, "secret": SECRET, "events": [
-                "order.created", "order.updated", "order.shipped",
-                "package.created", "package.shipped", "package.delivered"]}),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    packable_catalog(&s).await;
+    let events = [
+        "order.created",
+        "order.updated",
+        "order.shipped",
+        "package.created",
+        "package.shipped",
+        "package.delivered",
+    ];
+    let (s, mut r) = auto_packing_with_receiver(&ca, SECRET, &events).await;
     s.set_secret("carrier:ups", UPS_SECRET);
 
     // Created, then packed in the background: one package.created per package and the

@@ -150,10 +150,8 @@ async fn admin_cli_works_on_a_stopped_data_dir_and_through_a_running_server() {
     let server = ChildServer::spawn(dir.path(), &[]);
     let http = server.client();
     let products = server.url("/api/products");
-    let resp = http
-        .get(&products)
-        .header("X-API-Key", offline["api_key"].as_str().unwrap())
-        .send()
+    let get_products = |key: &str| http.get(&products).header("X-API-Key", key).send();
+    let resp = get_products(offline["api_key"].as_str().unwrap())
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
@@ -164,15 +162,7 @@ async fn admin_cli_works_on_a_stopped_data_dir_and_through_a_running_server() {
     assert!(ok, "{live}");
     assert_eq!(live["tier"], "starter");
     let key = live["api_key"].as_str().unwrap();
-    assert_eq!(
-        http.get(&products)
-            .header("X-API-Key", key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(get_products(key).await.unwrap().status(), 200);
     let (ok, list) = admin(&["clients", "list", "--data-dir", d]);
     assert!(ok);
     let names: Vec<&str> = list
@@ -192,15 +182,7 @@ async fn admin_cli_works_on_a_stopped_data_dir_and_through_a_running_server() {
         d,
     ]);
     assert!(ok);
-    assert_eq!(
-        http.get(&products)
-            .header("X-API-Key", key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        401
-    );
+    assert_eq!(get_products(key).await.unwrap().status(), 401);
     let (ok, _) = admin(&[
         "inbound",
         "set-secret",

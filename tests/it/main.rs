@@ -5,6 +5,7 @@ mod auth;
 mod bulk_import;
 mod contract;
 mod crash_files;
+mod disk_full;
 mod fulfillment;
 mod http_rules;
 mod inbound;

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use storage::OrderStatus;
 
 use crate::support::{
-    now, packable_catalog, packable_order, packable_order_body, verify, Mode, Receiver, Server,
-    TestCa, UPS, UPS_SECRET, WMS, WMS_SECRET,
+    auto_packing_with_receiver, now, packable_catalog, packable_order, packable_order_body, verify,
+    Server, TestCa, UPS, UPS_SECRET, WMS, WMS_SECRET,
 };
 
 const SECRET: &str = "whsec-paths-0123456789";
@@ -149,16 +149,7 @@ async fn every_path_that_changes_an_order_keeps_search_and_status_pages_current(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn orders_the_background_packer_packs_move_to_the_processing_page() {
     let ca = TestCa::new();
-    let mut r = Receiver::start(&ca, Mode::Succeed).await;
-    let s = Server::start_auto_packing(&ca).await;
-    let (status, v) = s
-        .post(
-            "/api/webhooks",
-            &json!({"url": r.url, "secret": SECRET, "events": ["order.updated"]}),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    packable_catalog(&s).await;
+    let (s, mut r) = auto_packing_with_receiver(&ca, SECRET, &["order.updated"]).await;
     let e = id_of(&packable_order(&s, "PATH-E", 2, 1).await);
     // The packer's order.updated is emitted by the transaction that packed the order
     // and delivered after it: the signal that the packer is done with it.

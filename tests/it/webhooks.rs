@@ -89,6 +89,19 @@ async fn wait_deliveries(
     }
 }
 
+/// Waits until the first delivery of `hook` has an attempt; the deliveries page and
+/// that first attempt.
+async fn first_attempt(s: &Server, hook: &str) -> (Value, Value) {
+    let v = wait_deliveries(s, hook, "", |v| {
+        v["deliveries"][0]["attempts"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    let a = v["deliveries"][0]["attempts"][0].clone();
+    (v, a)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_validate_input_and_never_return_the_secret() {
     let ca = TestCa::new();
@@ -429,13 +442,7 @@ async fn an_attempt_that_times_out_is_a_failed_attempt() {
     let (s, mut r, hook) = adjustments_hook(&ca, Duration::from_secs(1), Mode::Hang).await;
     stocked_sku(&s, "SLOW-1").await;
     r.next(GUARD).await;
-    let v = wait_deliveries(&s, &hook, "", |v| {
-        v["deliveries"][0]["attempts"]
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    })
-    .await;
-    let a = &v["deliveries"][0]["attempts"][0];
+    let (v, a) = first_attempt(&s, &hook).await;
     assert_eq!(a["statusCode"], Value::Null, "{v}");
     assert!(a["error"].as_str().unwrap().contains("timed out"), "{v}");
     assert!(a["latencyMs"].as_u64().unwrap() >= 1000);
@@ -639,13 +646,7 @@ async fn a_receiver_whose_ca_is_not_trusted_is_a_failed_attempt() {
     let r = Receiver::start(&ca, Mode::Succeed).await;
     let hook = subscribe(&s, &r.url, &["inventory.adjusted"], true).await;
     stocked_sku(&s, "TLS-1").await;
-    let v = wait_deliveries(&s, &hook, "", |v| {
-        v["deliveries"][0]["attempts"]
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    })
-    .await;
-    let a = &v["deliveries"][0]["attempts"][0];
+    let (v, a) = first_attempt(&s, &hook).await;
     assert_eq!(a["statusCode"], Value::Null, "{v}");
     let error = a["error"].as_str().unwrap();
     assert!(

@@ -364,22 +364,11 @@ impl Bin {
 mod tests {
     use super::*;
     use crate::model::Orientation;
-    use crate::orientation::turns;
     use crate::problem::Rules;
 
     #[test]
     fn a_packed_box_weighs_few_positions_per_unit() {
-        let kinds = vec![Kind {
-            item: 0,
-            quantity: 1000,
-            turns: turns([1, 1, 1], Orientation::Any),
-            volume: 1,
-            weight: 1,
-            fragile: false,
-            no_load: false,
-            hazmat: None,
-            conflicts: Vec::new(),
-        }];
+        let kinds = vec![Kind::plain([1, 1, 1], Orientation::Any, 1000)];
         let rules = Rules::default();
         let ctx = Ctx::new(&kinds, &rules);
         let mut bin = Bin::new(0, [10, 10, 10], 1 << 40);

@@ -42,13 +42,15 @@ fn meta(store: &Store, key: &str) -> Option<u64> {
     store.get::<Meta>(&key.to_string()).unwrap()
 }
 
+fn try_put(store: &Store, key: &str, value: u64) -> std::result::Result<(), TxError<()>> {
+    store.transact(|tx| {
+        tx.insert::<Meta>(&key.to_string(), &value)?;
+        Ok::<_, Abort<()>>(())
+    })
+}
+
 fn put(store: &Store, key: &str, value: u64) {
-    store
-        .transact(|tx| {
-            tx.insert::<Meta>(&key.to_string(), &value)?;
-            Ok::<_, Abort<()>>(())
-        })
-        .unwrap();
+    try_put(store, key, value).unwrap();
 }
 
 #[test]
@@ -136,32 +138,40 @@ fn closures_read_through_the_batch_being_applied() {
     assert_eq!(meta(&store, "b"), Some(2));
 }
 
-fn tiny() -> BatchLimits {
-    BatchLimits {
+/// A store whose open batch is full (two entries, `a` and `b`) and held before the
+/// committer takes it, with a writer of `c` started that has to wait for room.
+fn full_batch_and_a_waiting_writer(
+    dir: &std::path::Path,
+) -> (Store, JoinHandle<std::result::Result<(), TxError<()>>>) {
+    let limits = BatchLimits {
         max_entries: 2,
         max_bytes: 1 << 20,
-    }
+    };
+    let store = open(dir, limits);
+    store.inner.commits.hooks(|h| h.hold_before_take = true);
+    put(&store, "a", 1);
+    put(&store, "b", 2);
+    let writer = {
+        let store = store.clone();
+        std::thread::spawn(move || try_put(&store, "c", 3))
+    };
+    store
+        .inner
+        .commits
+        .wait_until(|w| w.hooks.waited_for_room == 1);
+    (store, writer)
 }
 
 #[test]
 fn a_full_batch_makes_writers_wait_until_the_committer_takes_it() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), tiny());
+    let (store, writer) = full_batch_and_a_waiting_writer(dir.path());
     let commits = &store.inner.commits;
-    commits.hooks(|h| h.hold_before_take = true);
-    put(&store, "a", 1);
-    put(&store, "b", 2);
-
-    let writer = {
-        let store = store.clone();
-        std::thread::spawn(move || put(&store, "c", 3))
-    };
-    commits.wait_until(|w| w.hooks.waited_for_room == 1);
     // The waiting writer has not run its closure.
     commits.wait_until(|w| w.open.entries() == 2);
 
     commits.hooks(|h| h.hold_before_take = false);
-    writer.join().unwrap();
+    writer.join().unwrap().unwrap();
     store.durable_blocking().unwrap();
     for (k, v) in [("a", 1), ("b", 2), ("c", 3)] {
         assert_eq!(meta(&store, k), Some(v));
@@ -171,21 +181,7 @@ fn a_full_batch_makes_writers_wait_until_the_committer_takes_it() {
 #[test]
 fn a_failure_wakes_writers_waiting_for_room() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), tiny());
-    let commits = &store.inner.commits;
-    commits.hooks(|h| h.hold_before_take = true);
-    put(&store, "a", 1);
-    put(&store, "b", 2);
-    let writer = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            store.transact(|tx| {
-                tx.insert::<Meta>(&"c".into(), &3)?;
-                Ok::<_, Abort<()>>(())
-            })
-        })
-    };
-    commits.wait_until(|w| w.hooks.waited_for_room == 1);
+    let (store, writer) = full_batch_and_a_waiting_writer(dir.path());
     store.mark_failed("disk gone");
     assert!(matches!(
         writer.join().unwrap(),

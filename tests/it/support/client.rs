@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use fulfilld::clients::Credentials;
 use reqwest::Method;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
@@ -32,6 +33,32 @@ pub async fn body(resp: reqwest::Response) -> (u16, Value) {
     let status = resp.status().as_u16();
     let v = resp.json::<Value>().await.unwrap_or(Value::Null);
     (status, v)
+}
+
+/// POSTs `creds` as form fields to the token endpoint at `url`; the answer.
+pub async fn request_token(
+    http: &reqwest::Client,
+    url: String,
+    creds: &Credentials,
+) -> reqwest::Response {
+    http.post(url)
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", &creds.client_id),
+            ("client_secret", &creds.client_secret),
+        ])
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Asserts that the token endpoint answered 200; the access token it issued.
+pub async fn access_token(resp: reqwest::Response) -> String {
+    assert_eq!(resp.status(), 200);
+    resp.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Asserts the error envelope with this code (and field, when given).

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::Server;
+use super::{Mode, Receiver, Server, TestCa};
 
 /// A subscription to every event kind at an address nothing listens on. Events are
 /// stored only while an active subscription lists their kind, so tests that read the
@@ -94,6 +94,26 @@ pub async fn packable_catalog(s: &Server) {
     for (sku, wh) in [("MUG", "W1"), ("LAMP", "W2")] {
         s.stock(sku, wh, 10).await;
     }
+}
+
+/// A server that packs new orders on its own, with a receiver (answering 2xx) subscribed
+/// with `secret` to `events`, then [`packable_catalog`].
+pub async fn auto_packing_with_receiver(
+    ca: &TestCa,
+    secret: &str,
+    events: &[&str],
+) -> (Server, Receiver) {
+    let r = Receiver::start(ca, Mode::Succeed).await;
+    let s = Server::start_auto_packing(ca).await;
+    let (status, v) = s
+        .post(
+            "/api/webhooks",
+            &json!({"url": r.url, "secret": secret, "events": events}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    packable_catalog(&s).await;
+    (s, r)
 }
 
 /// Creates an order of `mugs` MUG and `lamps` LAMP from [`packable_catalog`]; asserts 201.

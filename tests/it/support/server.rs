@@ -170,25 +170,11 @@ impl Server {
 
     /// The token endpoint's answer to `creds` sent as form fields.
     pub async fn token_response(&self, creds: &Credentials) -> reqwest::Response {
-        self.http
-            .post(self.url("/oauth/token"))
-            .form(&[
-                ("grant_type", "client_credentials"),
-                ("client_id", &creds.client_id),
-                ("client_secret", &creds.client_secret),
-            ])
-            .send()
-            .await
-            .unwrap()
+        super::request_token(&self.http, self.url("/oauth/token"), creds).await
     }
 
     pub async fn token_for(&self, creds: &Credentials) -> String {
-        let resp = self.token_response(creds).await;
-        assert_eq!(resp.status(), 200);
-        resp.json::<Value>().await.unwrap()["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        super::access_token(self.token_response(creds).await).await
     }
 
     pub fn signal_stop(&mut self) {
