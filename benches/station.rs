@@ -10,30 +10,22 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use argh::FromArgs;
 use reqwest::Method as M;
 use serde_json::{json, Value};
 
-use common::Client;
+use common::{server_options, Client};
 
-/// Packer station benchmark for fulfilld.
-#[derive(FromArgs)]
-struct Args {
-    /// base URL, e.g. https://127.0.0.1:8443
-    #[argh(option)]
-    base: String,
-    /// the server's certificate (PEM) to trust
-    #[argh(option)]
-    cert: PathBuf,
-    /// API key of an `unlimited` client
-    #[argh(option)]
-    api_key: String,
-    /// packages (orders of 200 units) to step through (default 5)
-    #[argh(option, default = "5")]
-    packages: usize,
+server_options! {
+    /// Packer station benchmark for fulfilld.
+    #[derive(FromArgs)]
+    struct Args {
+        /// packages (orders of 200 units) to step through (default 5)
+        #[argh(option, default = "5")]
+        packages: usize,
+    }
 }
 
 const ROUTES: [&str; 2] = [

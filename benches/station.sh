@@ -12,22 +12,12 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 
 log() { printf '[station] %s\n' "$*" >&2; }
 die() { printf '[station] error: %s\n' "$*" >&2; exit 1; }
 
-if [ -n "${STATION_BIN:-}" ]; then
-    FULFILLD="$STATION_BIN/fulfilld"
-    BENCH="$STATION_BIN/station"
-else
-    log "building release binaries (nice -n 10)"
-    nice -n 10 cargo build --release --bin fulfilld --example station
-    FULFILLD="$TARGET_DIR/release/fulfilld"
-    BENCH="$TARGET_DIR/release/examples/station"
-fi
-
 source "$ROOT/benches/server.sh"
+release_binaries station "${STATION_BIN:-}"
 DATA="$WORK/data"
 echo "auto_pack = false" >"$WORK/config.toml"
 start_fulfilld "$FULFILLD" station "$DATA" --config "$WORK/config.toml"
