@@ -12,6 +12,7 @@ pub mod order_index;
 pub mod order_list;
 pub mod order_packing;
 pub mod orders;
+pub mod package_views;
 pub mod packages;
 pub mod product_index;
 pub mod products;

@@ -7,6 +7,7 @@ use super::limits::RateLimiter;
 use super::openapi;
 use super::routes::{Router, Service};
 use crate::app::App;
+use crate::domain::package_views::Scenes;
 
 /// The HTTP layer's own state beside the shared [`App`]: routers, rate limits,
 /// idempotency keys in flight and the generated documents.
@@ -15,6 +16,8 @@ pub struct Api {
     pub limiter: RateLimiter,
     pub idempotency: Idempotency,
     pub docs: openapi::Documents,
+    /// The kept views (steps and diagram scene) of the packages packers look at.
+    pub scenes: Scenes,
     fulfillment: Router,
     packing: Router,
 }
@@ -25,6 +28,7 @@ impl Api {
             limiter: RateLimiter::new(app.config.tiers.clone()),
             idempotency: Idempotency::default(),
             docs: openapi::Documents::build(),
+            scenes: Scenes::default(),
             fulfillment: Router::new(Service::Fulfillment),
             packing: Router::new(Service::Packing),
             app,

@@ -45,7 +45,8 @@ pub fn class(id: RouteId) -> Class {
         Health | Token | OpenApi | Docs | Metrics | PackingHealth | PackingOpenApi
         | ConsoleLoginForm | ConsoleLogin => Class::Open,
         ConsoleLogout | ConsoleSession => Class::Session,
-        ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents => Class::ReadOrders,
+        ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents
+        | PackageInstructions | PackageDiagram | PackageSlip => Class::ReadOrders,
         CreateOrder
         | UpdateOrder
         | CancelOrder
@@ -73,8 +74,9 @@ pub fn class(id: RouteId) -> Class {
         | RetryWebhookDelivery
         | RecoverWebhookDeliveries
         | TestWebhook => Class::Operate,
-        CreateWebhook | UpdateWebhook | DeleteWebhook | ListUsers | CreateUser | DeleteUser
-        | ListClients | CreateClient | DeleteClient | SetInboundSecret => Class::Administer,
+        CreateWebhook | UpdateWebhook | DeleteWebhook | RotateWebhookSecret | ListUsers
+        | CreateUser | DeleteUser | ListClients | CreateClient | DeleteClient
+        | SetInboundSecret => Class::Administer,
         WmsPackageStatus | CarrierTracking | PackingOptimize => Class::Machines,
     }
 }

@@ -60,22 +60,22 @@ pub fn parse_package_id(raw: &str) -> Option<u128> {
 }
 
 /// Lengths in the engine's resolution (1/1000 of a unit), without float noise.
-fn milli(v: f64) -> f64 {
+pub(super) fn milli(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
 #[derive(serde::Serialize)]
-struct Extent {
-    width: f64,
-    height: f64,
-    length: f64,
+pub(super) struct Extent {
+    pub(super) width: f64,
+    pub(super) height: f64,
+    pub(super) length: f64,
 }
 
 #[derive(serde::Serialize)]
-struct Position {
-    x: f64,
-    y: f64,
-    z: f64,
+pub(super) struct Position {
+    pub(super) x: f64,
+    pub(super) y: f64,
+    pub(super) z: f64,
 }
 
 #[derive(serde::Serialize)]
@@ -181,7 +181,7 @@ pub fn event_json(e: &InboundEventRecord) -> Value {
     })
 }
 
-fn path_id(ctx: &Ctx<'_>) -> Result<u128, ApiError> {
+pub(super) fn path_id(ctx: &Ctx<'_>) -> Result<u128, ApiError> {
     parse_package_id(ctx.param("id")).ok_or_else(|| PackageError::NotFound.into())
 }
 

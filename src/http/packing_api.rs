@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
+use super::packing_steps::{self, Drawn};
 use super::response::{json, Resp};
 use crate::workers::Refused;
 
@@ -104,6 +105,8 @@ struct OptionsInput {
     require_support: Field<bool>,
     #[serde(default)]
     min_support: Field<f64>,
+    #[serde(default)]
+    include_steps: Field<bool>,
 }
 
 fn one_of<T>(
@@ -176,7 +179,8 @@ fn warehouse(i: usize, w: WarehouseInput) -> Result<packing::Warehouse, ApiError
     })
 }
 
-fn request(i: OptimizeInput) -> Result<packing::PackRequest, ApiError> {
+/// The engine's request, and whether the answer includes each package's steps and diagram.
+fn request(i: OptimizeInput) -> Result<(packing::PackRequest, bool), ApiError> {
     let items = i
         .items
         .required("items")?
@@ -192,7 +196,8 @@ fn request(i: OptimizeInput) -> Result<packing::PackRequest, ApiError> {
         .map(|(n, w)| warehouse(n, w))
         .collect::<Result<Vec<_>, _>>()?;
     let o = i.options.optional().unwrap_or_default();
-    Ok(packing::PackRequest {
+    let include_steps = o.include_steps.optional().unwrap_or(false);
+    let req = packing::PackRequest {
         items,
         warehouses,
         units: one_of("units", i.units, packing::LengthUnit::parse, "in, cm")?.unwrap_or_default(),
@@ -215,7 +220,8 @@ fn request(i: OptimizeInput) -> Result<packing::PackRequest, ApiError> {
             require_support: o.require_support.optional().unwrap_or(true),
             min_support: o.min_support.optional().unwrap_or(1.0),
         },
-    })
+    };
+    Ok((req, include_steps))
 }
 
 #[derive(Serialize)]
@@ -245,11 +251,12 @@ fn random_suffix() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..10].to_string()
 }
 
-fn response(sol: &packing::PackSolution, solve_ms: f64) -> Value {
+fn response(sol: &packing::PackSolution, drawn: &[Drawn], solve_ms: f64) -> Value {
     let packages: Vec<Value> = sol
         .packages
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(n, p)| {
             let items: Vec<Value> = p
                 .items
                 .iter()
@@ -264,7 +271,7 @@ fn response(sol: &packing::PackSolution, solve_ms: f64) -> Value {
                 })
                 .collect();
             let wd = &p.weight_distribution;
-            json!({
+            let mut package = json!({
                 "package_id": format!("pkg_{}_{}_{}", p.warehouse_id, p.box_id, random_suffix()),
                 "warehouse_id": p.warehouse_id,
                 "box_id": p.box_id,
@@ -284,7 +291,11 @@ fn response(sol: &packing::PackSolution, solve_ms: f64) -> Value {
                     "classes": p.hazmat.classes, "compliant": p.hazmat.compliant,
                     "issues": p.hazmat.issues, "notes": p.hazmat.notes,
                 },
-            })
+            });
+            if let Some(d) = drawn.get(n) {
+                packing_steps::add(&mut package, d);
+            }
+            package
         })
         .collect();
     json!({
@@ -310,12 +321,20 @@ fn response(sol: &packing::PackSolution, solve_ms: f64) -> Value {
 
 pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: OptimizeInput = body::json(&ctx.body)?;
-    let req = request(input)?;
+    let (req, include_steps) = request(input)?;
     let started = Instant::now();
     let outcome = ctx
         .app
         .packing_pool
-        .run(move || packing::pack(&req))
+        .run(move || {
+            packing::pack(&req).map(|sol| {
+                let drawn = match include_steps {
+                    true => packing_steps::draw(&sol, &req.items),
+                    false => Vec::new(),
+                };
+                (sol, drawn)
+            })
+        })
         .await
         .map_err(|refused| match refused {
             Refused::Busy => ApiError::unavailable("The packing queue is full; retry shortly.")
@@ -332,9 +351,9 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         .observe(solved);
     let solve_ms = solved * 1000.0;
     match outcome {
-        Ok(sol) => Ok(json(
+        Ok((sol, drawn)) => Ok(json(
             StatusCode::OK,
-            &response(&sol, (solve_ms * 1000.0).round() / 1000.0),
+            &response(&sol, &drawn, (solve_ms * 1000.0).round() / 1000.0),
         )),
         Err(packing::Error::Validation { field, message }) => {
             Err(ApiError::validation(field, message))
@@ -348,6 +367,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     let whl = json!({"type": "object", "properties": {"width": {"type": "number"}, "height": {"type": "number"}, "length": {"type": "number"}}});
     let xyz = json!({"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number", "description": "vertical"}, "z": {"type": "number"}}});
     vec![
+        ("PackStep", packing_steps::step_schema()),
         (
             "OptimizeRequest",
             json!({"type": "object", "required": ["items", "warehouses"], "properties": {
@@ -361,7 +381,9 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 "time_limit_ms": {"type": "integer", "description": "Improvement budget; the same request and limit give the same result"},
                 "require_support": {"type": "boolean", "default": true},
                 "min_support": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 1,
-                    "description": "With require_support, the share of each unit's base that must rest on the floor or on units directly below it"}}}},
+                    "description": "With require_support, the share of each unit's base that must rest on the floor or on units directly below it"},
+                "include_steps": {"type": "boolean", "default": false,
+                    "description": "Adds each package's loading order (steps) and an isometric SVG of the packed box (diagram_svg); not to be confused with the free-text instructions. solve_ms then includes drawing them"}}}},
             "examples": [{"units": "in", "items": [{"item_id": "mug", "width": 4, "height": 4, "length": 4, "weight": 1, "quantity": 6}],
                 "warehouses": [{"warehouse_id": "w1", "boxes": [{"box_id": "M", "width": 12, "height": 8, "length": 10, "max_weight": 40, "quantity": 10}], "inventory": {"mug": 10}}]}]}),
         ),
@@ -398,7 +420,9 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                     "front_left": {"type": "number"}, "front_right": {"type": "number"}, "back_left": {"type": "number"}, "back_right": {"type": "number"},
                     "balance_score": num("1 = perfectly balanced")}},
                 "hazmat": {"type": "object", "properties": {"classes": {"type": "array", "items": {"type": "string"}}, "compliant": {"type": "boolean"},
-                    "issues": {"type": "array", "items": {"type": "string"}}, "notes": {"type": "array", "items": {"type": "string"}}}}}}},
+                    "issues": {"type": "array", "items": {"type": "string"}}, "notes": {"type": "array", "items": {"type": "string"}}}},
+                "steps": {"type": "array", "items": {"$ref": "#/components/schemas/PackStep"}, "description": "With options.include_steps only"},
+                "diagram_svg": {"type": "string", "contentMediaType": "image/svg+xml", "description": "With options.include_steps only: the packed box in an isometric view, one colour per item_id"}}}},
             "summary": {"type": "object", "properties": {"total_packages": {"type": "integer"}, "total_items_packed": {"type": "integer"},
                 "warehouses_used": {"type": "array", "items": {"type": "string"}}, "average_utilization": {"type": "number"},
                 "total_cost": {"type": "number"}, "solve_ms": {"type": "number"},

@@ -16,6 +16,7 @@ mod metrics;
 mod ops;
 mod order_paths;
 mod orders;
+mod package_views;
 mod packing_api;
 mod products;
 mod structure;

@@ -199,3 +199,67 @@ async fn a_full_packing_queue_answers_503_with_retry_after() {
         "{v}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn include_steps_adds_each_packages_loading_order_and_diagram() {
+    let s = Server::start().await;
+    let key = s.creds.api_key.clone();
+    // 12 mugs: more than one layer of the 12 x 8 x 10 box, so some stand on others.
+    let mut r = request();
+    r["items"][0]["quantity"] = json!(12);
+    r["warehouses"][0]["inventory"]["mug"] = json!(12);
+    r["options"]["include_steps"] = json!(true);
+    let (status, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{v}");
+    let packages = v["packages"].as_array().unwrap();
+    let mut stacked = 0;
+    for p in packages {
+        let items = p["items"].as_array().unwrap();
+        let steps = p["steps"].as_array().expect("steps");
+        assert_eq!(steps.len(), items.len());
+        for (i, st) in steps.iter().enumerate() {
+            assert_eq!(st["step"], i + 1);
+            assert_eq!(st["item_id"], "mug");
+            assert_eq!(st["orientation"], "upright");
+            assert_eq!(st["hazmat_class"], Value::Null);
+            let rests_on = st["rests_on"].as_array().unwrap();
+            assert!(rests_on.iter().all(|r| r.as_u64().unwrap() < i as u64 + 1));
+            let y = st["position"]["y"].as_f64().unwrap();
+            assert_eq!(y > 1e-9, !rests_on.is_empty(), "{st}");
+            stacked += usize::from(!rests_on.is_empty());
+        }
+        // Each step is one of the package's units, where the package placed it.
+        let mut placed: Vec<String> = items.iter().map(|i| i["position"].to_string()).collect();
+        let mut listed: Vec<String> = steps.iter().map(|s| s["position"].to_string()).collect();
+        placed.sort();
+        listed.sort();
+        assert_eq!(listed, placed);
+        let svg = p["diagram_svg"].as_str().expect("diagram_svg");
+        let doc = roxmltree::Document::parse(svg).expect("the diagram is XML");
+        let units = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("g") && n.has_attribute("data-step"))
+            .count();
+        assert_eq!(units, items.len());
+    }
+    assert!(stacked > 0, "some mug stands on another");
+    // The default, and false, leave both out.
+    for include in [None, Some(false)] {
+        let mut r = request();
+        if let Some(b) = include {
+            r["options"]["include_steps"] = json!(b);
+        }
+        let (status, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{v}");
+        for p in v["packages"].as_array().unwrap() {
+            assert!(
+                p.get("steps").is_none() && p.get("diagram_svg").is_none(),
+                "{p}"
+            );
+        }
+    }
+    r["options"]["include_steps"] = json!("yes");
+    let (status, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["error"]["field"], "options.include_steps", "{v}");
+}

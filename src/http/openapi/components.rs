@@ -73,6 +73,7 @@ pub(super) fn components(service: Service) -> Value {
         super::super::bulk_import::schemas(),
         super::super::webhooks::schemas(),
         super::super::packages::schemas(),
+        super::super::package_views::schemas(),
         super::super::inbound::schemas(),
     ];
     for (name, schema) in resources.into_iter().flatten() {

@@ -21,6 +21,14 @@ fn ok(status: u16, description: &str, schema: Value) -> (String, Value) {
     )
 }
 
+/// A success answer that is not JSON: a string of `media` type.
+fn content(status: u16, description: &str, media: &str) -> (String, Value) {
+    (
+        status.to_string(),
+        json!({ "description": description, "headers": rate_headers(), "content": { media: { "schema": { "type": "string" } } } }),
+    )
+}
+
 fn error_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/responses/{name}") })
 }
@@ -204,6 +212,17 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         }
         GetPackage => (vec![], None, vec![ok(200, "The package", schema_ref("Package"))]),
         ListPackageEvents => (vec![], None, vec![ok(200, "Every inbound event about the package, applied or not", schema_ref("InboundEventList"))]),
+        PackageInstructions => (vec![], None, vec![ok(200, "The box and the loading order", schema_ref("PackageInstructions"))]),
+        PackageDiagram => (
+            vec![query_param("step", "Draw steps 1..step, step highlighted with its SKU and earlier ones muted; 0 is the empty box; without it, the packed box with one colour per SKU. Past the last step is 422.", json!({"type": "integer", "minimum": 0}))],
+            None,
+            vec![content(200, "The open box in an isometric view from the front right, its front edge marked, painted back to front", "image/svg+xml")],
+        ),
+        PackageSlip => (
+            vec![query_param("paper", "Page size of the printed slip (CSS @page).", json!({"enum": ["a4", "letter"], "default": "a4"}))],
+            None,
+            vec![content(200, "A self-contained HTML page: order reference, ship-to address, contents, box, the packed box's diagram and a Code 128 barcode of the package id", "text/html")],
+        ),
         ShipPackage => (vec![], Some(body_of("ShipPackage")), vec![ok(200, "The shipped package", schema_ref("Package"))]),
         WmsPackageStatus => (vec![], Some(body_of("WmsPackageStatus")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown package", schema_ref("InboundResult"))]),
         CarrierTracking => (vec![], Some(body_of("CarrierTracking")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown tracking number", schema_ref("InboundResult"))]),

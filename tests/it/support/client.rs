@@ -214,10 +214,59 @@ impl Server {
         v["packages"].as_array().unwrap().clone()
     }
 
+    /// `GET /api/packages/{pkg}/instructions`.
+    pub async fn instructions(&self, pkg: &str) -> (u16, Value) {
+        self.get_json(&format!("/api/packages/{pkg}/instructions"))
+            .await
+    }
+
+    /// `GET /api/packages/{pkg}/diagram.svg{query}` (query: "" or "?step=K").
+    pub async fn diagram(&self, pkg: &str, query: &str) -> Answer {
+        self.answer(&format!("/api/packages/{pkg}/diagram.svg{query}"))
+            .await
+    }
+
+    /// `GET /api/packages/{pkg}/slip{query}` (query: "" or "?paper=letter").
+    pub async fn slip(&self, pkg: &str, query: &str) -> Answer {
+        self.answer(&format!("/api/packages/{pkg}/slip{query}"))
+            .await
+    }
+
+    /// GETs `path` with the test client's key; the answer as text with its content type.
+    async fn answer(&self, path: &str) -> Answer {
+        let resp = self.get(path).send().await.unwrap();
+        let status = resp.status().as_u16();
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        let text = resp.text().await.unwrap();
+        Answer {
+            status,
+            content_type,
+            text,
+        }
+    }
+
     /// The first inventory record of a SKU (`GET /api/inventory?sku=`).
     pub async fn inventory_of(&self, sku: &str) -> Value {
         let v = self.get_ok(&format!("/api/inventory?sku={sku}")).await;
         v["inventory"][0].clone()
+    }
+}
+
+/// An answer that may not be JSON.
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub text: String,
+}
+
+impl Answer {
+    /// The body as JSON (error envelopes).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or(Value::Null)
     }
 }
 

@@ -151,3 +151,32 @@ pub async fn import_catalog(s: &Server) {
         s.stock(sku, "A", 50000).await;
     }
 }
+
+/// Warehouse ST whose only box (TALL, 6 x 12 x 6) takes one PLATE (6 x 2 x 6, upright) per
+/// layer, so plates stack; CUP (3 x 3 x 3, upright, hazmat class 3) fits two to a layer. Ten
+/// of each in stock.
+pub async fn stacking_catalog(s: &Server) {
+    let box_ = json!({"boxId": "TALL", "width": 6, "height": 12, "length": 6, "maxWeight": 50});
+    let w = json!({"id": "ST", "name": "Station", "boxes": [box_]});
+    let products = [
+        json!({"sku": "PLATE", "name": "Dinner plate", "price": 4, "weight": 1,
+               "dimensions": {"width": 6, "height": 2, "length": 6}, "orientation": "upright"}),
+        json!({"sku": "CUP", "name": "Paint cup", "price": 2, "weight": 0.5,
+               "dimensions": {"width": 3, "height": 3, "length": 3}, "orientation": "upright",
+               "hazmat": {"class": "3", "unNumber": "UN1263"}}),
+    ];
+    create_all(s, [("/api/warehouses", w)]).await;
+    create_all(s, products.map(|p| ("/api/products", p))).await;
+    for sku in ["PLATE", "CUP"] {
+        s.stock(sku, "ST", 10).await;
+    }
+}
+
+/// An order of `plates` PLATE and `cups` CUP from [`stacking_catalog`] to [`address`],
+/// packed now; the order.
+pub async fn stacked_order(s: &Server, external: &str, plates: u32, cups: u32) -> Value {
+    let items = json!([{"sku": "PLATE", "quantity": plates}, {"sku": "CUP", "quantity": cups}]);
+    let (status, o) = s.create_order(&order_body(external, items)).await;
+    assert_eq!(status, 201, "{o}");
+    s.pack(o["id"].as_str().unwrap()).await
+}
