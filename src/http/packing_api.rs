@@ -3,6 +3,7 @@
 //! crate, run on the worker pool with a bounded queue (503 + Retry-After when full).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use hyper::header::RETRY_AFTER;
@@ -312,10 +313,17 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: OptimizeInput = body::json(&ctx.body)?;
     let req = request(input)?;
     let started = Instant::now();
+    // Two portfolio variants, on two workers when the pool is idle, else one after the other
+    // on one: the better by the goal is the answer either way, so it depends only on the request.
+    let req = Arc::new(req);
+    let (r0, r1) = (Arc::clone(&req), Arc::clone(&req));
     let outcome = ctx
         .app
         .packing_pool
-        .run(move || packing::pack(&req))
+        .run_pair(
+            move || packing::pack_variant(&r0, 0),
+            move || packing::pack_variant(&r1, 1),
+        )
         .await
         .map_err(|refused| match refused {
             Refused::Busy => ApiError::unavailable("The packing queue is full; retry shortly.")
@@ -323,6 +331,10 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             Refused::Closed => {
                 ApiError::unavailable("The packing service is stopping or failed; retry.")
             }
+        })
+        .map(|pair| match pair {
+            (Ok(a), Ok(b)) => packing::better_solution(&req, a, b),
+            (Err(e), _) | (_, Err(e)) => Err(e),
         })?;
     let solved = started.elapsed().as_secs_f64();
     ctx.app
