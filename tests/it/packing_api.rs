@@ -223,11 +223,11 @@ async fn min_support_is_checked_and_reported() {
     }
 }
 
-/// 30 units of MPV class 1 (instance 1) at a 10 ms budget: portfolio variants 0 and 1 pack
-/// them differently (9 and 8 boxes), so an answer that depended on which thread finished
+/// 30 units of MPV class 1 (instance 2) at a 10 ms budget: portfolio variants 0 and 1 pack
+/// them differently (8 and 7 boxes), so an answer that depended on which thread finished
 /// first, or on a lone variant, would show.
 fn mpv_request() -> (packing::PackRequest, Value) {
-    let mut req = packing::mpv::instance(1, 50, 1).request(packing::Orientation::Any);
+    let mut req = packing::mpv::instance(1, 50, 2).request(packing::Orientation::Any);
     req.items.truncate(30);
     req.options.time_limit_ms = Some(10);
     let items: Vec<Value> = req
