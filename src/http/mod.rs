@@ -28,6 +28,7 @@ pub mod orders;
 pub mod package_views;
 pub mod packages;
 pub mod packing_api;
+pub mod packing_schema;
 pub mod packing_steps;
 mod pipeline;
 pub mod products;

@@ -3,6 +3,7 @@
 //! crate, run on the worker pool with a bounded queue (503 + Retry-After when full).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use hyper::header::RETRY_AFTER;
@@ -319,30 +320,51 @@ fn response(sol: &packing::PackSolution, drawn: &[Drawn], solve_ms: f64) -> Valu
     })
 }
 
+fn refused(r: Refused) -> ApiError {
+    match r {
+        Refused::Busy => ApiError::unavailable("The packing queue is full; retry shortly.")
+            .header(RETRY_AFTER, 1),
+        Refused::Closed => {
+            ApiError::unavailable("The packing service is stopping or failed; retry.")
+        }
+    }
+}
+
 pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: OptimizeInput = body::json(&ctx.body)?;
     let (req, include_steps) = request(input)?;
     let started = Instant::now();
+    // Two portfolio variants, on two workers when the pool is idle, else one after the other
+    // on one: the better by the goal is the answer either way, so it depends only on the request.
+    let req = Arc::new(req);
+    let (r0, r1) = (Arc::clone(&req), Arc::clone(&req));
     let outcome = ctx
         .app
         .packing_pool
-        .run(move || {
-            packing::pack(&req).map(|sol| {
-                let drawn = match include_steps {
-                    true => packing_steps::draw(&sol, &req.items),
-                    false => Vec::new(),
-                };
+        .run_pair(
+            move || packing::pack_variant(&r0, 0),
+            move || packing::pack_variant(&r1, 1),
+        )
+        .await
+        .map_err(refused)
+        .map(|pair| match pair {
+            (Ok(a), Ok(b)) => packing::better_solution(&req, a, b),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        })?;
+    // The steps and diagrams of the chosen packing only, drawn on the pool as well.
+    let outcome = match outcome {
+        Ok(sol) if include_steps => Ok(ctx
+            .app
+            .packing_pool
+            .run(move || {
+                let drawn = packing_steps::draw(&sol, &req.items);
                 (sol, drawn)
             })
-        })
-        .await
-        .map_err(|refused| match refused {
-            Refused::Busy => ApiError::unavailable("The packing queue is full; retry shortly.")
-                .header(RETRY_AFTER, 1),
-            Refused::Closed => {
-                ApiError::unavailable("The packing service is stopping or failed; retry.")
-            }
-        })?;
+            .await
+            .map_err(refused)?),
+        Ok(sol) => Ok((sol, Vec::new())),
+        Err(e) => Err(e),
+    };
     let solved = started.elapsed().as_secs_f64();
     ctx.app
         .metrics
@@ -360,78 +382,4 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         }
         Err(e @ packing::Error::Internal(_)) => Err(ApiError::internal(e)),
     }
-}
-
-pub fn schemas() -> Vec<(&'static str, Value)> {
-    let num = |d: &str| json!({"type": "number", "description": d});
-    let whl = json!({"type": "object", "properties": {"width": {"type": "number"}, "height": {"type": "number"}, "length": {"type": "number"}}});
-    let xyz = json!({"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number", "description": "vertical"}, "z": {"type": "number"}}});
-    vec![
-        ("PackStep", packing_steps::step_schema()),
-        (
-            "OptimizeRequest",
-            json!({"type": "object", "required": ["items", "warehouses"], "properties": {
-            "items": {"type": "array", "items": {"$ref": "#/components/schemas/PackItem"}},
-            "warehouses": {"type": "array", "items": {"$ref": "#/components/schemas/PackWarehouse"}},
-            "units": {"enum": ["in", "cm"], "default": "in"},
-            "weight_units": {"enum": ["lb", "kg"], "description": "Default lb with in, kg with cm"},
-            "options": {"type": "object", "properties": {
-                "goal": {"enum": ["fewest_packages", "lowest_cost", "fewest_warehouses", "best_fit", "balanced_weight"], "default": "fewest_packages"},
-                "instructions": {"type": "string", "description": "Free text read by a deterministic rule reader; each instruction is reported as applied or not understood"},
-                "time_limit_ms": {"type": "integer", "description": "Improvement budget; the same request and limit give the same result"},
-                "require_support": {"type": "boolean", "default": true},
-                "min_support": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 1,
-                    "description": "With require_support, the share of each unit's base that must rest on the floor or on units directly below it"},
-                "include_steps": {"type": "boolean", "default": false,
-                    "description": "Adds each package's loading order (steps) and an isometric SVG of the packed box (diagram_svg); not to be confused with the free-text instructions. solve_ms then includes drawing them"}}}},
-            "examples": [{"units": "in", "items": [{"item_id": "mug", "width": 4, "height": 4, "length": 4, "weight": 1, "quantity": 6}],
-                "warehouses": [{"warehouse_id": "w1", "boxes": [{"box_id": "M", "width": 12, "height": 8, "length": 10, "max_weight": 40, "quantity": 10}], "inventory": {"mug": 10}}]}]}),
-        ),
-        (
-            "PackItem",
-            json!({"type": "object", "required": ["item_id", "width", "height", "length", "weight", "quantity"], "properties": {
-            "item_id": {"type": "string"}, "width": num("x extent"), "height": num("vertical extent when upright"), "length": num("z extent"),
-            "weight": num("per unit"), "quantity": {"type": "integer", "minimum": 1},
-            "orientation": {"enum": ["any", "upright", "fixed"], "default": "any", "description": "all six turns, turns about the vertical axis only, or none"},
-            "hazmat": {"type": "object", "properties": {"class": {"type": "string"}, "un_number": {"type": "string"}}},
-            "fragile": {"type": "boolean"}, "stackable": {"type": "boolean", "default": true}}}),
-        ),
-        (
-            "PackWarehouse",
-            json!({"type": "object", "required": ["warehouse_id", "boxes"], "properties": {
-            "warehouse_id": {"type": "string"},
-            "boxes": {"type": "array", "items": {"type": "object", "required": ["box_id", "width", "height", "length", "max_weight"], "properties": {
-                "box_id": {"type": "string"}, "width": {"type": "number"}, "height": {"type": "number"}, "length": {"type": "number"},
-                "max_weight": num("Maximum total weight"), "quantity": {"type": "integer", "description": "Boxes available; absent means unlimited"},
-                "cost": {"type": "number"}, "tare_weight": {"type": "number"}}}},
-            "inventory": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "item_id -> units in stock here"}}}),
-        ),
-        (
-            "OptimizeResponse",
-            json!({"type": "object", "required": ["packages", "summary", "unfitted_items"], "properties": {
-            "packages": {"type": "array", "items": {"type": "object", "properties": {
-                "package_id": {"type": "string", "description": "pkg_{warehouse}_{box}_{random}"},
-                "warehouse_id": {"type": "string"}, "box_id": {"type": "string"}, "box_dimensions": whl,
-                "items": {"type": "array", "items": {"type": "object", "properties": {
-                    "item_id": {"type": "string"}, "position": xyz, "dimensions": whl, "rotated": {"type": "boolean"}, "weight": {"type": "number"}}}},
-                "total_weight": num("Sum of item weights"), "gross_weight": num("Items plus tare"),
-                "volume_utilization": num("0..1"), "cost": {"type": "number"}, "center_of_gravity": xyz,
-                "weight_distribution": {"type": "object", "properties": {
-                    "front_left": {"type": "number"}, "front_right": {"type": "number"}, "back_left": {"type": "number"}, "back_right": {"type": "number"},
-                    "balance_score": num("1 = perfectly balanced")}},
-                "hazmat": {"type": "object", "properties": {"classes": {"type": "array", "items": {"type": "string"}}, "compliant": {"type": "boolean"},
-                    "issues": {"type": "array", "items": {"type": "string"}}, "notes": {"type": "array", "items": {"type": "string"}}}},
-                "steps": {"type": "array", "items": {"$ref": "#/components/schemas/PackStep"}, "description": "With options.include_steps only"},
-                "diagram_svg": {"type": "string", "contentMediaType": "image/svg+xml", "description": "With options.include_steps only: the packed box in an isometric view, one colour per item_id"}}}},
-            "summary": {"type": "object", "properties": {"total_packages": {"type": "integer"}, "total_items_packed": {"type": "integer"},
-                "warehouses_used": {"type": "array", "items": {"type": "string"}}, "average_utilization": {"type": "number"},
-                "total_cost": {"type": "number"}, "solve_ms": {"type": "number"},
-                "min_support": num("share of each unit's base the packing was held to rest (0 without require_support)")}},
-            "unfitted_items": {"type": "array", "items": {"type": "object", "properties": {"item_id": {"type": "string"}, "quantity": {"type": "integer"},
-                "reason": {"enum": ["too_large", "too_heavy", "no_inventory", "no_box_available", "hazmat_restriction"]}}}},
-            "compliance": {"type": "object", "properties": {"hazmat_compliant": {"type": "boolean"}, "issues": {"type": "array", "items": {"type": "string"}}}},
-            "instructions": {"type": "array", "items": {"type": "object", "properties": {"text": {"type": "string"},
-                "status": {"enum": ["applied", "not_understood"]}, "detail": {"type": "string"}}}}}}),
-        ),
-    ]
 }

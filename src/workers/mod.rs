@@ -3,6 +3,8 @@
 //! limit, and async handlers await results without blocking the runtime. Background pools
 //! run their threads at a lower priority so request handling keeps its latency.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam::channel::{self, Receiver, Sender, TrySendError};
@@ -22,6 +24,8 @@ pub enum Refused {
 pub struct WorkerPool {
     sender: Option<Sender<Job>>,
     threads: Vec<JoinHandle<()>>,
+    /// Workers waiting for a job.
+    idle: Arc<AtomicUsize>,
     /// Keeps the queue open even with no worker threads (a pool that never drains is how
     /// tests fill the queue deterministically).
     _receiver: Receiver<Job>,
@@ -42,16 +46,22 @@ impl WorkerPool {
     /// work that must yield the CPU to request handling.
     pub fn with_nice(name: &str, workers: usize, capacity: usize, nice: i32) -> WorkerPool {
         let (sender, receiver) = channel::bounded::<Job>(capacity);
+        let idle = Arc::new(AtomicUsize::new(0));
         let threads = (0..workers)
             .map(|i| {
                 let rx = receiver.clone();
+                let idle = Arc::clone(&idle);
                 std::thread::Builder::new()
                     .name(format!("{name}-{i}"))
                     .spawn(move || {
                         if nice > 0 {
                             lower_priority(nice);
                         }
-                        for job in rx {
+                        loop {
+                            idle.fetch_add(1, Ordering::SeqCst);
+                            let job = rx.recv();
+                            idle.fetch_sub(1, Ordering::SeqCst);
+                            let Ok(job) = job else { break };
                             // A panicking job must not take the worker down with it.
                             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                         }
@@ -62,8 +72,14 @@ impl WorkerPool {
         WorkerPool {
             sender: Some(sender),
             threads,
+            idle,
             _receiver: receiver,
         }
+    }
+
+    /// Workers waiting for a job right now.
+    pub fn idle(&self) -> usize {
+        self.idle.load(Ordering::SeqCst)
     }
 
     /// Queues `f`; refuses at once when the queue is full. The receiver yields the result
@@ -90,6 +106,41 @@ impl WorkerPool {
     ) -> Result<T, Refused> {
         // A job that panicked drops its sender: report it as closed rather than hang.
         self.submit(f)?.await.map_err(|_| Refused::Closed)
+    }
+
+    /// Runs `first` and `second` and yields both results. `first` is queued like any job;
+    /// `second` goes to another worker only when the queue is empty and at least two
+    /// workers wait (an idle pool), else the thread of `first` runs it right after. Whichever
+    /// thread reaches `second` first runs it, so a busy pool serves the pair on one thread and
+    /// nothing waits on a helper job stuck in the queue. The results do not depend on which.
+    pub async fn run_pair<A: Send + 'static, B: Send + 'static>(
+        &self,
+        first: impl FnOnce() -> A + Send + 'static,
+        second: impl FnOnce() -> B + Send + 'static,
+    ) -> Result<(A, B), Refused> {
+        let spare = self.idle() >= 2 && self.sender.as_ref().is_some_and(|s| s.is_empty());
+        let (tx, rx) = oneshot::channel::<B>();
+        let slot = Arc::new(Mutex::new(Some((second, tx))));
+        let take = |slot: &Mutex<Option<_>>| slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mine = Arc::clone(&slot);
+        let a = self.submit(move || {
+            let a = first();
+            if let Some((second, tx)) = take(&mine) {
+                let _ = tx.send(second());
+            }
+            a
+        })?;
+        if spare {
+            // Refused (full or closed): the first job's thread runs `second`.
+            let _ = self.submit(move || {
+                if let Some((second, tx)) = take(&slot) {
+                    let _ = tx.send(second());
+                }
+            });
+        }
+        let a = a.await.map_err(|_| Refused::Closed)?;
+        let b = rx.await.map_err(|_| Refused::Closed)?;
+        Ok((a, b))
     }
 
     /// Stops taking jobs, lets the queued ones finish and joins the threads.
@@ -196,6 +247,58 @@ mod tests {
         let normal = WorkerPool::new("fg", 1, 1);
         assert_eq!(background.run(own_nice).await, Ok((base + 10).min(19)));
         assert_eq!(normal.run(own_nice).await, Ok(base));
+    }
+
+    fn me() -> std::thread::ThreadId {
+        std::thread::current().id()
+    }
+
+    #[tokio::test]
+    async fn a_pair_runs_on_two_workers_when_the_pool_is_idle() {
+        let pool = WorkerPool::new("pair", 2, 4);
+        while pool.idle() < 2 {
+            std::thread::yield_now();
+        }
+        // The first waits for the second to start: only a second worker can run it.
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let (a, b) = pool
+            .run_pair(
+                move || {
+                    let started = started_rx.recv_timeout(std::time::Duration::from_secs(60));
+                    (me(), started.is_ok())
+                },
+                move || {
+                    started_tx.send(()).unwrap();
+                    me()
+                },
+            )
+            .await
+            .unwrap();
+        assert!(a.1, "the second job never started beside the first");
+        assert_ne!(a.0, b);
+    }
+
+    #[tokio::test]
+    async fn a_busy_pool_runs_a_pair_on_one_thread() {
+        let pool = WorkerPool::new("pair", 1, 4);
+        let (a, b) = pool.run_pair(me, me).await.unwrap();
+        assert_eq!(a, b);
+        // Two workers, one of them held: no spare, so the pair stays on one thread and
+        // queues nothing behind the held job.
+        let pool = WorkerPool::new("pair", 2, 4);
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let (held_tx, held_rx) = mpsc::channel::<()>();
+        let held = pool
+            .submit(move || {
+                held_tx.send(()).unwrap();
+                release_rx.recv().unwrap();
+            })
+            .unwrap();
+        held_rx.recv().unwrap();
+        let (a, b) = pool.run_pair(me, me).await.unwrap();
+        assert_eq!(a, b);
+        release_tx.send(()).unwrap();
+        held.await.unwrap();
     }
 
     #[tokio::test]

@@ -1,7 +1,8 @@
 //! The packing listener's `POST /api/v1/optimize`: API-key auth, the response shape with
-//! valid placements, unfitted reasons, input errors by field path, and 503 when the
-//! worker queue is full.
+//! valid placements, unfitted reasons, input errors by field path, `options.min_support`, the
+//! same answer whether one worker or two pack a request, and 503 when the worker queue is full.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -262,4 +263,98 @@ async fn include_steps_adds_each_packages_loading_order_and_diagram() {
     let (status, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
     assert_eq!(status, 400, "{v}");
     assert_eq!(v["error"]["field"], "options.include_steps", "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn min_support_is_checked_and_reported() {
+    let s = Server::start().await;
+    let key = s.creds.api_key.clone();
+    let support = |v: &Value| v["summary"]["min_support"].as_f64();
+    let (st, v) = body(optimize(&s, Some(&key), &request()).send().await.unwrap()).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(support(&v), Some(1.0), "the default rests the whole base");
+    let mut r = request();
+    r["options"]["min_support"] = json!(0.75);
+    let (st, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(support(&v), Some(0.75));
+    for bad in [json!(0.4), json!(1.1)] {
+        let mut r = request();
+        r["options"]["min_support"] = bad.clone();
+        let (st, v) = body(optimize(&s, Some(&key), &r).send().await.unwrap()).await;
+        assert_eq!(st, 422, "{bad}: {v}");
+        assert_error(&v, "validation_error", Some("options.min_support"));
+    }
+}
+
+/// 30 units of MPV class 1 (instance 2) at a 10 ms budget: portfolio variants 0 and 1 pack
+/// them differently (8 and 7 boxes), so an answer that depended on which thread finished
+/// first, or on a lone variant, would show.
+fn mpv_request() -> (packing::PackRequest, Value) {
+    let mut req = packing::mpv::instance(1, 50, 2).request(packing::Orientation::Any);
+    req.items.truncate(30);
+    req.options.time_limit_ms = Some(10);
+    let items: Vec<Value> = req
+        .items
+        .iter()
+        .map(|it| {
+            json!({"item_id": it.item_id, "width": it.width, "height": it.height,
+                "length": it.length, "weight": it.weight, "quantity": it.quantity})
+        })
+        .collect();
+    let inventory: BTreeMap<&str, i64> = req.items.iter().map(|it| (&*it.item_id, 1)).collect();
+    let b = &req.warehouses[0].boxes[0];
+    let body = json!({
+        "items": items,
+        "warehouses": [{"warehouse_id": "mpv", "inventory": inventory,
+            "boxes": [{"box_id": "bin", "width": b.width, "height": b.height, "length": b.length,
+                "max_weight": b.max_weight}]}],
+        "options": {"time_limit_ms": 10},
+    });
+    (req, body)
+}
+
+/// Every unit's box number, id, position and size: the packing without the random package ids.
+fn placements(v: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, p) in v["packages"].as_array().unwrap().iter().enumerate() {
+        for it in p["items"].as_array().unwrap() {
+            out.push(json!([i, it["item_id"], it["position"], it["dimensions"]]));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimize_answers_the_same_on_one_worker_or_two() {
+    let (req, input) = mpv_request();
+    let lone = packing::pack_variant(&req, 0)
+        .unwrap()
+        .summary
+        .total_packages;
+    let best = packing::pack_portfolio(&req, 2)
+        .unwrap()
+        .summary
+        .total_packages;
+    assert!(
+        best < lone,
+        "the variants must differ for this test to mean anything"
+    );
+    let mut answers = Vec::new();
+    for workers in [2, 2, 1] {
+        // One worker: the pool is never idle enough for a second thread.
+        let s = Server::start_with(|c| c.packing_workers = workers).await;
+        let (st, v) = body(
+            optimize(&s, Some(&s.creds.api_key), &input)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        assert_eq!(v["summary"]["total_packages"], best, "{workers} workers");
+        answers.push(placements(&v));
+    }
+    assert_eq!(answers[0], answers[1], "two runs on two workers");
+    assert_eq!(answers[0], answers[2], "two workers and one");
 }

@@ -30,7 +30,7 @@ pub(super) fn components(service: Service) -> Value {
             "type": "object", "required": ["status", "service", "version"],
             "properties": { "status": {"const": "ok"}, "service": {"const": "packing"}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"} }
         }));
-        for (name, schema) in super::super::packing_api::schemas() {
+        for (name, schema) in super::super::packing_schema::schemas() {
             schemas.insert(name.into(), schema);
         }
         return json!({

@@ -1,0 +1,61 @@
+//! The carts benchmark alone: the 500 seeded carts of `packing::carts` packed by the engine at
+//! default options (best of `--variants K` portfolio variants, default 1) and by the plain FFD,
+//! every result validated; prints packages, the saving and the time per cart (wall and CPU).
+//! `cargo run -p packing --release --example carts_report [-- --variants 2]`.
+
+use packing::{baseline, carts, pack_portfolio, validate};
+use std::time::Instant;
+
+/// CPU time of this thread in ms, where Linux reports it.
+fn cpu_ms() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e6)
+}
+
+fn at(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let variants = args
+        .iter()
+        .position(|a| a == "--variants")
+        .and_then(|i| args.get(i + 1))
+        .map_or(1, |v| v.parse::<u32>().expect("a number of variants"));
+    let (mut ours, mut plain, mut units) = (0, 0, 0);
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+    for seed in 0..500 {
+        let req = carts::cart(seed);
+        let (t, c0) = (Instant::now(), cpu_ms());
+        let sol = pack_portfolio(&req, variants).expect("pack");
+        wall.push(t.elapsed().as_secs_f64() * 1e3);
+        if let Some(c) = c0.zip(cpu_ms()).map(|(a, b)| b - a) {
+            cpu.push(c);
+        }
+        validate(&req, &sol).expect("valid engine packing");
+        let ffd = baseline::pack(&req).expect("baseline");
+        validate(&req, &ffd).expect("valid FFD packing");
+        ours += sol.summary.total_packages;
+        units += sol.summary.total_items_packed;
+        plain += ffd.summary.total_packages;
+    }
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    let saving = 100.0 * (plain - ours) as f64 / plain as f64;
+    println!("carts: engine {ours} packages ({units} units), FFD {plain}: {saving:.1}% fewer");
+    println!(
+        "wall per cart: median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+        at(&wall, 0.5),
+        at(&wall, 0.9),
+        at(&wall, 1.0)
+    );
+    if !cpu.is_empty() {
+        println!(
+            "CPU per cart: median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+            at(&cpu, 0.5),
+            at(&cpu, 0.9),
+            at(&cpu, 1.0)
+        );
+    }
+}
