@@ -108,4 +108,7 @@ tables! {
     /// Subscription id -> the next outbox sequence number to fan out to it. Written with
     /// the subscription, removed with it.
     WebhookCursors = "webhook_cursors": u128 => u64;
+    /// The seal of the in-memory index snapshot: written at a clean shutdown and removed
+    /// in the batch of the first write after it (see `seal.rs`).
+    IndexSeal = "index_seal": String => u128;
 }
