@@ -16,6 +16,7 @@ mod order_paths;
 mod orders;
 mod packing_api;
 mod products;
+mod restart;
 mod structure;
 mod support;
 mod system;
