@@ -37,8 +37,8 @@ config() {
 cpu_secs() { awk '{printf "%.2f", ($14 + $15) / 100}' "/proc/$PID/stat"; }
 products_of() { cat "$1/bench-products"; }
 
-# Starts BIN on DIR (logs in $WORK/out-NAME, err-NAME) and prints the seconds from its
-# start to the first 200 on /health; leaves it running as $PID.
+# Starts BIN on DIR (logs in $WORK/out-NAME, err-NAME) and sets READY to the seconds from
+# its start to the first 200 on /health; leaves it running as $PID.
 time_to_ready() {
     local bin=$1 data=$2 name=$3 t0 t1
     t0=$(date +%s.%N)
@@ -52,7 +52,7 @@ time_to_ready() {
     API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
     until curl -sf --cacert "$data/tls/cert.pem" "$API/health" >/dev/null; do sleep 0.01; done
     t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}'
+    READY=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
 }
 # How the running server loaded its order index, from /metrics.
 index_source() {
@@ -133,21 +133,25 @@ restart)
     config
     for r in $(seq "$rounds"); do
         if [ -n "${ORDERS_BASE_BIN:-}" ]; then
-            echo "round $r: older build, ready after $(time_to_ready "$ORDERS_BASE_BIN/fulfilld" "$dir" base$r) s; RSS $(rss)"
+            time_to_ready "$ORDERS_BASE_BIN/fulfilld" "$dir" "base$r"
+            echo "round $r: older build, ready after $READY s; RSS $(rss)"
             stop_fulfilld
         fi
         rm -f "$dir/index-snapshot"
-        echo "round $r: no snapshot (rebuild), ready after $(time_to_ready "$FULFILLD" "$dir" rebuild$r) s; RSS $(rss)"
+        time_to_ready "$FULFILLD" "$dir" "rebuild$r"
+        echo "round $r: no snapshot (rebuild), ready after $READY s; RSS $(rss)"
         t0=$(date +%s.%N)
         stop_fulfilld
         t1=$(date +%s.%N)
         written=$(sed -nE 's/.*order index snapshot written.*bytes=([0-9]+).*ms=([0-9]+).*/\1 bytes in \2 ms/p' "$WORK/err-rebuild$r")
         echo "round $r: clean stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f s", b - a}'), snapshot ${written:-NOT written}"
-        echo "round $r: from the snapshot, ready after $(time_to_ready "$FULFILLD" "$dir" snap$r) s; RSS $(rss); $(index_source snap$r)"
+        time_to_ready "$FULFILLD" "$dir" "snap$r"
+        echo "round $r: from the snapshot, ready after $READY s; RSS $(rss); $(index_source)"
         kill -9 "$PID"
         wait "$PID" 2>/dev/null || true
         PID=""
-        echo "round $r: after a kill -9, ready after $(time_to_ready "$FULFILLD" "$dir" kill$r) s; RSS $(rss); $(index_source kill$r)"
+        time_to_ready "$FULFILLD" "$dir" "kill$r"
+        echo "round $r: after a kill -9, ready after $READY s; RSS $(rss); $(index_source)"
         stop_fulfilld
     done
     ;;

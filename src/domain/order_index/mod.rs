@@ -213,14 +213,26 @@ impl OrderSearch {
 
     /// Appends the index (not the rendered cache) to `out` as [`Self::decode`] reads it.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        snapshot::encode(&self.corpus.read().expect("search index poisoned"), out);
+        let c = self.corpus.read().expect("search index poisoned");
+        let parts = snapshot::PartsRef {
+            text: &c.text,
+            ids: &c.ids,
+            pages: &c.pages,
+        };
+        snapshot::encode(parts, out);
     }
 
     /// The index [`Self::encode`] wrote into `bytes`, with an empty rendered cache; or
     /// what is wrong with them.
     pub fn decode(bytes: &[u8]) -> Result<OrderSearch, String> {
+        let p = snapshot::decode(bytes)?;
+        let corpus = Corpus {
+            text: p.text,
+            ids: p.ids,
+            pages: p.pages,
+        };
         Ok(OrderSearch {
-            corpus: RwLock::new(snapshot::decode(bytes)?),
+            corpus: RwLock::new(corpus),
             rendered: RenderedCache::default(),
         })
     }

@@ -6,14 +6,29 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ids::Entry;
+use super::ids::{Entry, Ids};
+use super::pages::StatusPages;
 use super::rank_bits::RankBits;
-use super::Corpus;
+use super::text::Text;
+
+/// The index's three parts, as the parent module's corpus holds them.
+pub(super) struct Parts {
+    pub(super) text: Text,
+    pub(super) ids: Ids,
+    pub(super) pages: StatusPages,
+}
+
+/// The parts borrowed, to encode.
+pub(super) struct PartsRef<'a> {
+    pub(super) text: &'a Text,
+    pub(super) ids: &'a Ids,
+    pub(super) pages: &'a StatusPages,
+}
 
 /// Bytes of one encoded [`Entry`].
 const ENTRY_BYTES: usize = 8 + 8 + 8 + 8 + 4 + 1 + 1;
 
-pub(super) fn encode(c: &Corpus, out: &mut Vec<u8>) {
+pub(super) fn encode(c: PartsRef<'_>, out: &mut Vec<u8>) {
     put_u64(out, c.text.bytes.len() as u64);
     out.extend_from_slice(&c.text.bytes);
     let common: Vec<u32> = c.text.common.iter().copied().collect();
@@ -49,9 +64,13 @@ pub(super) fn encode(c: &Corpus, out: &mut Vec<u8>) {
 }
 
 /// The corpus encoded in `bytes`, or what is wrong with them.
-pub(super) fn decode(bytes: &[u8]) -> Result<Corpus, String> {
+pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
     let mut r = Reader { bytes, at: 0 };
-    let mut c = Corpus::default();
+    let mut c = Parts {
+        text: Text::default(),
+        ids: Ids::default(),
+        pages: StatusPages::default(),
+    };
     let text_len = r.len(1)?;
     c.text.bytes = r.take(text_len)?.to_vec();
     c.text.common = r.u32s()?.into_iter().collect::<HashSet<u32>>();
@@ -104,7 +123,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Corpus, String> {
 
 /// Everything later code indexes by without a bounds check of its own: arena offsets,
 /// entry numbers in gram lists and ranks, status slots, and one status per live order.
-fn check(c: &Corpus) -> Result<(), String> {
+fn check(c: &Parts) -> Result<(), String> {
     let (entries, text) = (&c.ids.entries, c.text.bytes.len());
     // `find` takes the last entry starting at or before a match: the first starts at 0.
     if entries.first().map_or(text, |e| e.start as usize) != 0 {
