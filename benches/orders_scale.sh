@@ -133,6 +133,7 @@ restart)
     config
     for r in $(seq "$rounds"); do
         if [ -n "${ORDERS_BASE_BIN:-}" ]; then
+            rm -f "$dir/index-snapshot"
             time_to_ready "$ORDERS_BASE_BIN/fulfilld" "$dir" "base$r"
             echo "round $r: older build, ready after $READY s; RSS $(rss)"
             stop_fulfilld
