@@ -2,7 +2,7 @@
 //! loaded at start.
 
 use storage::tables::{Meta, Orders};
-use storage::{OrderRecord, OrderStatus, Store};
+use storage::{OrderStatus, Store};
 
 use super::counters::order_count;
 use super::events::Shapes;
@@ -53,36 +53,12 @@ impl Domain {
     }
 }
 
-/// Orders read and decoded per hand-over to the indexing thread.
-const REBUILD_CHUNK: usize = 1024;
-
-/// The order index from every stored order. A second thread walks and decodes the
-/// records (half the time) while this one indexes them, in key order.
+/// The order index from every stored order.
 fn rebuild_order_index(store: &Store) -> storage::Result<OrderSearch> {
     let orders = OrderSearch::default();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<OrderRecord>>(8);
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || {
-            let mut chunk = Vec::with_capacity(REBUILD_CHUNK);
-            for row in store.iter::<Orders>() {
-                chunk.push(row?.1);
-                if chunk.len() == REBUILD_CHUNK {
-                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(REBUILD_CHUNK));
-                    if tx.send(full).is_err() {
-                        break;
-                    }
-                }
-            }
-            let _ = tx.send(chunk);
-            Ok::<_, storage::Error>(())
-        });
-        for chunk in rx {
-            for o in &chunk {
-                orders.upsert(o);
-            }
-        }
-        reader.join().expect("the order reader panicked")
-    })?;
+    for row in store.iter::<Orders>() {
+        orders.upsert(&row?.1);
+    }
     orders.shrink();
     Ok(orders)
 }
