@@ -124,6 +124,9 @@ async fn index_source(c: &Crashable) -> String {
     format!("{}/{}", label("source"), label("reason"))
 }
 
+/// Damage done to a snapshot file's bytes.
+type Harm = fn(&mut Vec<u8>);
+
 fn stop(c: &mut Crashable) {
     assert!(c.terminate().success(), "a clean stop");
 }
@@ -190,7 +193,7 @@ async fn a_snapshot_that_no_longer_matches_is_rebuilt_with_the_same_answers() {
     assert_eq!(answers(&c, &ids[0]).await, expected);
 
     // Damaged files: cut short, one byte flipped, not a snapshot at all.
-    let damage: [(&str, fn(&mut Vec<u8>)); 3] = [
+    let damage: [(&str, Harm); 3] = [
         ("truncated", |b| b.truncate(b.len() - 9)),
         ("flipped", |b| {
             let at = b.len() / 2;
