@@ -35,6 +35,7 @@ enum Cmd {
     CreateOrders(CreateOrders),
     BulkOrders(BulkOrders),
     ReadOrders(ReadOrders),
+    ScrapeCost(ScrapeCost),
 }
 
 /// Create warehouses, products P0..Pn and one inventory record per product and warehouse.
@@ -107,6 +108,38 @@ struct ReadOrders {
     /// seconds per scenario (default 10)
     #[argh(option, default = "10")]
     secs: u64,
+}
+
+/// Product-by-SKU GETs without, then with, a scraper fetching /metrics once a second,
+/// alternating for `rounds` rounds: the cost of being watched, as a ratio in one run.
+#[derive(FromArgs)]
+#[argh(subcommand, name = "scrape-cost")]
+struct ScrapeCost {
+    /// number of seeded products to pick from
+    #[argh(option)]
+    products: usize,
+    /// seconds per half-round (default 10)
+    #[argh(option, default = "10")]
+    secs: u64,
+    /// rounds of (without, with) (default 3)
+    #[argh(option, default = "3")]
+    rounds: usize,
+}
+
+/// Fetches /metrics every second until aborted; the scrape times in microseconds.
+async fn scrape_every_second(c: Client, times: Arc<std::sync::Mutex<Vec<u64>>>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let t0 = Instant::now();
+        let r = c.http.get(format!("{}/metrics", c.base)).send().await;
+        let ok = match r {
+            Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
+            Err(_) => false,
+        };
+        assert!(ok, "scrape failed");
+        times.lock().unwrap().push(t0.elapsed().as_micros() as u64);
+    }
 }
 
 struct Stats {
@@ -359,6 +392,33 @@ async fn main() {
                 a.batch,
                 hist.value_at_quantile(0.5),
                 hist.max()
+            );
+        }
+        Cmd::ScrapeCost(a) => {
+            let p = a.products;
+            let (mut without, mut with) = (Vec::new(), Vec::new());
+            let get = move |c: &Client, _: usize, rng: &mut Rng| {
+                c.req(M::GET, &format!("/api/products/sku/P{}", rng.below(p)))
+            };
+            for _ in 0..a.rounds {
+                let s = run("GET sku, no scraper", &c, n, None, Some(a.secs), get).await;
+                without.push(s.ok as f64 / s.elapsed.as_secs_f64());
+                let times = Arc::new(std::sync::Mutex::new(Vec::new()));
+                let scraper = tokio::spawn(scrape_every_second(c.clone(), Arc::clone(&times)));
+                let s = run("GET sku, scraper at 1 s", &c, n, None, Some(a.secs), get).await;
+                scraper.abort();
+                with.push(s.ok as f64 / s.elapsed.as_secs_f64());
+                let t = times.lock().unwrap();
+                let max = t.iter().max().copied().unwrap_or(0) as f64 / 1000.0;
+                let mean = t.iter().sum::<u64>() as f64 / t.len().max(1) as f64 / 1000.0;
+                println!("  {} scrapes: mean {mean:.1} ms, max {max:.1} ms", t.len());
+            }
+            let (w, s) = (without.iter().sum::<f64>(), with.iter().sum::<f64>());
+            println!(
+                "scrape-cost: {:.0} req/s without, {:.0} req/s with a scraper at 1 s: ratio {:.3}",
+                w / a.rounds as f64,
+                s / a.rounds as f64,
+                s / w
             );
         }
         Cmd::ReadOrders(a) => {

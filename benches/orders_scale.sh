@@ -11,6 +11,13 @@
 #   bash benches/orders_scale.sh backup DIR N               # copy of DIR: backup, restore and check
 #                                                          # times and size; N orders created
 #                                                          # without, then during, back-to-back backups
+#   bash benches/orders_scale.sh restart DIR [ROUNDS]       # DIR itself: time from start to the first
+#                                                          # 200 on /health with the index snapshot,
+#                                                          # without it, after a kill -9; snapshot
+#                                                          # size and write time; RSS. ORDERS_BASE_BIN
+#                                                          # =/dir adds an older build's start first
+#   bash benches/orders_scale.sh scrape DIR SECS ROUNDS     # DIR itself: product GETs without, then
+#                                                          # with, a /metrics scraper at 1 s
 #
 # A newer build may migrate DIR's schema on `read`; keep one directory per build then.
 set -euo pipefail
@@ -29,6 +36,29 @@ config() {
 }
 cpu_secs() { awk '{printf "%.2f", ($14 + $15) / 100}' "/proc/$PID/stat"; }
 products_of() { cat "$1/bench-products"; }
+
+# Starts BIN on DIR (logs in $WORK/out-NAME, err-NAME) and sets READY to the seconds from
+# its start to the first 200 on /health; leaves it running as $PID.
+time_to_ready() {
+    local bin=$1 data=$2 name=$3 t0 t1
+    t0=$(date +%s.%N)
+    "$bin" serve --config "$WORK/config.toml" --data-dir "$data" --listen 127.0.0.1:0 \
+        --packing-listen 127.0.0.1:0 >"$WORK/out-$name" 2>"$WORK/err-$name" &
+    PID=$!
+    until grep -q '^fulfilld ready:' "$WORK/out-$name" 2>/dev/null; do
+        kill -0 "$PID" 2>/dev/null || { cat "$WORK/err-$name" >&2; die "server exited early"; }
+        sleep 0.01
+    done
+    API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
+    until curl -sf --cacert "$data/tls/cert.pem" "$API/health" >/dev/null; do sleep 0.01; done
+    t1=$(date +%s.%N)
+    READY=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+}
+# How the running server loaded its order index, from /metrics.
+index_source() {
+    curl -sf --cacert "$dir/tls/cert.pem" "$API/metrics" | grep '^fulfilld_index_load_info' | grep ' 1$' \
+        | sed -E 's/.*reason="([^"]*)",source="([^"]*)".*/\2 (\1)/'
+}
 
 mode=${1:-}
 case "$mode" in
@@ -98,7 +128,42 @@ backup)
     t2=$(date +%s.%N)
     echo "restore: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f s", b - a}'); check of the restored copy: $(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.1f s", b - a}'), ok=$(grep -c '"ok": true' "$WORK/check.json")"
     ;;
+restart)
+    dir=$2 rounds=${3:-2}
+    config
+    for r in $(seq "$rounds"); do
+        if [ -n "${ORDERS_BASE_BIN:-}" ]; then
+            rm -f "$dir/index-snapshot"
+            time_to_ready "$ORDERS_BASE_BIN/fulfilld" "$dir" "base$r"
+            echo "round $r: older build, ready after $READY s; RSS $(rss)"
+            stop_fulfilld
+        fi
+        rm -f "$dir/index-snapshot"
+        time_to_ready "$FULFILLD" "$dir" "rebuild$r"
+        echo "round $r: no snapshot (rebuild), ready after $READY s; RSS $(rss)"
+        t0=$(date +%s.%N)
+        stop_fulfilld
+        t1=$(date +%s.%N)
+        written=$(sed -nE 's/.*order index snapshot written.*bytes=([0-9]+).*ms=([0-9]+).*/\1 bytes in \2 ms/p' "$WORK/err-rebuild$r")
+        echo "round $r: clean stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f s", b - a}'), snapshot ${written:-NOT written}"
+        time_to_ready "$FULFILLD" "$dir" "snap$r"
+        echo "round $r: from the snapshot, ready after $READY s; RSS $(rss); $(index_source)"
+        kill -9 "$PID"
+        wait "$PID" 2>/dev/null || true
+        PID=""
+        time_to_ready "$FULFILLD" "$dir" "kill$r"
+        echo "round $r: after a kill -9, ready after $READY s; RSS $(rss); $(index_source)"
+        stop_fulfilld
+    done
+    ;;
+scrape)
+    dir=$2 secs=$3 rounds=$4
+    config
+    start_fulfilld "$FULFILLD" scrape "$dir" --config "$WORK/config.toml"
+    LG=("$LOADGEN" --base "$API" --cert "$dir/tls/cert.pem" --api-key "$KEY")
+    "${LG[@]}" --concurrency 32 scrape-cost --products "$(products_of "$dir")" --secs "$secs" --rounds "$rounds"
+    ;;
 *)
-    die "usage: orders_scale.sh seed DIR PRODUCTS ORDERS | create DIR CACHE_MB N | read DIR CACHE_MB | backup DIR N"
+    die "usage: orders_scale.sh seed DIR PRODUCTS ORDERS | create DIR CACHE_MB N | read DIR CACHE_MB | backup DIR N | restart DIR [ROUNDS] | scrape DIR SECS ROUNDS"
     ;;
 esac

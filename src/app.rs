@@ -55,8 +55,13 @@ impl App {
     ) -> anyhow::Result<App> {
         let tokens =
             TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
-        let domain = Arc::new(Domain::load(store.clone(), shapes)?);
         let accounts = AccountService::load(store.clone(), &config.accounts)?;
+        let loading = Instant::now();
+        let snapshot = crate::index_snapshot::take(&store, &config.data_dir);
+        let rebuilt = snapshot.as_ref().err().map(|why| why.as_str());
+        let domain = Arc::new(Domain::load(store.clone(), shapes, snapshot.ok())?);
+        let metrics = Arc::new(Metrics::new());
+        metrics.index_loaded(rebuilt, loading.elapsed());
         crate::memory::trim();
         let space = crate::space::Space::new(&config.data_dir, config.min_free_space);
         store.gate(Arc::clone(&space) as Arc<dyn storage::WriteGate>);
@@ -71,7 +76,7 @@ impl App {
             webhooks: Handle::default(),
             packer: Handle::default(),
             disk: DiskGauge::new(&store, &config.data_dir),
-            metrics: Arc::new(Metrics::new()),
+            metrics,
             backups: Arc::default(),
             config,
             store,

@@ -11,6 +11,7 @@ pub mod domain;
 mod fsutil;
 pub mod housekeeping;
 pub mod http;
+pub mod index_snapshot;
 pub mod memory;
 pub mod metrics;
 pub mod ops;
@@ -196,6 +197,8 @@ pub async fn run(
     for t in tasks {
         let _ = t.await;
     }
+    // Nothing changes orders any more: the next start can load the index instead.
+    index_snapshot::save_logged(&app.domain, &config.data_dir);
     store.flush().context("final flush")?;
     tracing::info!("stopped cleanly");
     Ok(())

@@ -39,6 +39,10 @@ pub struct Metrics {
     database_bytes: IntGauge,
     filesystem_free: IntGauge,
     filesystem_size: IntGauge,
+    /// 1 for how this process got its order index: `source` `snapshot`, or `rebuild`
+    /// with the `reason` (see `index_snapshot::Rebuild`).
+    index_load: IntGaugeVec,
+    index_load_seconds: prometheus::Gauge,
 }
 
 /// Stored state read when `/metrics` is scraped.
@@ -159,6 +163,19 @@ impl Metrics {
                 "Size of the data directory's file system.",
             )
             .expect("valid metric"),
+            index_load: IntGaugeVec::new(
+                Opts::new(
+                    "index_load_info",
+                    "How the order index was loaded at start (1 for the way taken).",
+                ),
+                &["source", "reason"],
+            )
+            .expect("valid metric"),
+            index_load_seconds: prometheus::Gauge::new(
+                "index_load_seconds",
+                "Time taken at start to load or rebuild the order index.",
+            )
+            .expect("valid metric"),
             registry,
         };
         let collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
@@ -179,6 +196,8 @@ impl Metrics {
             Box::new(m.database_bytes.clone()),
             Box::new(m.filesystem_free.clone()),
             Box::new(m.filesystem_size.clone()),
+            Box::new(m.index_load.clone()),
+            Box::new(m.index_load_seconds.clone()),
         ];
         // Every known label set exists from the start at zero, so that rates and
         // increases see the first event and dashboards show the series.
@@ -206,6 +225,17 @@ impl Metrics {
             ))
             .ok();
         m
+    }
+
+    /// Records how the order index was loaded: from the snapshot (`rebuilt` is `None`) or
+    /// rebuilt for the given reason, in `took`.
+    pub fn index_loaded(&self, rebuilt: Option<&str>, took: std::time::Duration) {
+        let labels = match rebuilt {
+            None => ["snapshot", "none"],
+            Some(reason) => ["rebuild", reason],
+        };
+        self.index_load.with_label_values(&labels).set(1);
+        self.index_load_seconds.set(took.as_secs_f64());
     }
 
     /// The exposition of every metric, after setting the gauges from `snap`.

@@ -25,17 +25,19 @@ pub struct Domain {
 }
 
 impl Domain {
-    /// Loads the in-memory indexes from `store`.
-    pub fn load(store: Store, shapes: Box<dyn Shapes>) -> storage::Result<Domain> {
-        let orders = OrderSearch::default();
-        let mut loaded = 0;
-        for row in store.iter::<Orders>() {
-            orders.upsert(&row?.1);
-            loaded += 1;
-        }
-        orders.shrink();
+    /// Loads the in-memory indexes: the order index is `orders` if given (read from a
+    /// snapshot), else rebuilt from every stored order.
+    pub fn load(
+        store: Store,
+        shapes: Box<dyn Shapes>,
+        orders: Option<OrderSearch>,
+    ) -> storage::Result<Domain> {
+        let orders = match orders {
+            Some(orders) => orders,
+            None => rebuild_order_index(&store)?,
+        };
         tracing::info!(
-            orders = loaded,
+            orders = orders.len(),
             index_mb = orders.heap_bytes() / (1024 * 1024),
             "order search index loaded"
         );
@@ -51,14 +53,26 @@ impl Domain {
     }
 }
 
+/// The order index from every stored order.
+fn rebuild_order_index(store: &Store) -> storage::Result<OrderSearch> {
+    let orders = OrderSearch::default();
+    for row in store.iter::<Orders>() {
+        orders.upsert(&row?.1);
+    }
+    orders.shrink();
+    Ok(orders)
+}
+
 impl Domain {
     /// Orders ever created, and the orders in each status, from the `Meta` counters.
     pub fn order_counts(&self) -> storage::Result<(u64, Vec<(OrderStatus, u64)>)> {
-        let count = |s: Option<OrderStatus>| {
-            self.store
-                .get::<Meta>(&order_count(s))
-                .map(|n| n.unwrap_or(0))
-        };
+        Domain::stored_order_counts(&self.store)
+    }
+
+    /// [`Domain::order_counts`] of `store`, before a `Domain` exists.
+    pub fn stored_order_counts(store: &Store) -> storage::Result<(u64, Vec<(OrderStatus, u64)>)> {
+        let count =
+            |s: Option<OrderStatus>| store.get::<Meta>(&order_count(s)).map(|n| n.unwrap_or(0));
         let by_status = OrderStatus::ALL
             .into_iter()
             .map(|s| count(Some(s)).map(|n| (s, n)))

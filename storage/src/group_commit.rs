@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+use sled::IVec;
 use tokio::sync::watch;
 
 use crate::capture::Capture;
@@ -50,6 +51,9 @@ struct Writer {
     /// The export in progress, if any: batches taken while it is set record what they
     /// overwrite (see `backup.rs`).
     capture: Option<Arc<Capture>>,
+    /// The seal's (table, key) while it is stored and no write has followed it: the
+    /// next closure with writes removes it in its own batch (see `seal.rs`).
+    seal: Option<(usize, IVec)>,
     stop: bool,
     #[cfg(test)]
     hooks: hooks::Hooks,
@@ -192,10 +196,14 @@ impl GroupCommit {
         log: Arc<File>,
         limits: BatchLimits,
         mirror: Arc<Mirror>,
+        seal: Option<(usize, IVec)>,
     ) -> GroupCommit {
         let (done, _) = watch::channel(0);
         let shared = Arc::new(Shared {
-            writer: Mutex::new(Writer::default()),
+            writer: Mutex::new(Writer {
+                seal,
+                ..Writer::default()
+            }),
             work: Condvar::new(),
             room: Condvar::new(),
             applied: Condvar::new(),
@@ -262,8 +270,11 @@ impl GroupCommit {
             mirror: &self.mirror,
             db: &self.db,
         };
-        let (r, writes) = txn::run(layers, f)?;
+        let (r, mut writes) = txn::run(layers, f)?;
         if !writes.is_empty() {
+            if let Some((table, key)) = w.seal.take() {
+                writes.put(table, key, None);
+            }
             let was_idle = w.open.is_empty();
             w.open.merge(writes);
             let generation = shared.committed.load(Ordering::Relaxed) + 1;
@@ -275,6 +286,27 @@ impl GroupCommit {
             }
         }
         Ok(r)
+    }
+
+    /// Writes the seal (`table`, `key` = `value`) into the open batch after every closure
+    /// that committed before it; the next closure with writes removes it again.
+    pub(crate) fn seal(&self, table: usize, key: IVec, value: IVec) -> Result<()> {
+        let shared = &*self.shared;
+        let mut w = lock(&shared.writer);
+        if let Some(e) = shared.failure() {
+            return Err(e);
+        }
+        let was_idle = w.open.is_empty();
+        w.open.put(table, key.clone(), Some(value));
+        w.seal = Some((table, key));
+        let generation = shared.committed.load(Ordering::Relaxed) + 1;
+        shared.committed.store(generation, Ordering::Release);
+        w.open_gen = generation;
+        drop(w);
+        if was_idle {
+            shared.work.notify_one();
+        }
+        Ok(())
     }
 
     /// The generation a durable wait started now must reach, or the sticky failure.

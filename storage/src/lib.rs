@@ -25,6 +25,7 @@ mod mirror;
 mod observe;
 pub mod records;
 mod schema;
+mod seal;
 pub mod tables;
 mod txn;
 mod write_set;
@@ -131,7 +132,9 @@ impl Store {
             .iter()
             .map(|name| db.open_tree(name))
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        schema::upgrade(&db, &trees[tables::Meta::INDEX])?;
+        if schema::upgrade(&db, &trees[tables::Meta::INDEX])? != SCHEMA_VERSION {
+            seal::clear(&trees)?;
+        }
         schema::write_marker(dir, SCHEMA_VERSION)?;
         let io = |e: std::io::Error| Error::Engine(e.to_string());
         let log = Arc::new(File::open(dir.join("db")).map_err(io)?);
@@ -144,8 +147,15 @@ impl Store {
             File::open(parent).and_then(|d| d.sync_all()).map_err(io)?;
         }
         let mirror = Arc::new(Mirror::load(&trees)?);
-        let commits =
-            GroupCommit::start(db.clone(), trees.clone(), log, limits, Arc::clone(&mirror));
+        let seal = seal::stored(&trees)?;
+        let commits = GroupCommit::start(
+            db.clone(),
+            trees.clone(),
+            log,
+            limits,
+            Arc::clone(&mirror),
+            seal,
+        );
         Ok(Store {
             inner: Arc::new(Inner {
                 db,

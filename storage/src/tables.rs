@@ -113,4 +113,7 @@ tables! {
     /// Console sessions by the SHA-256 of their id; a user's are found by scanning
     /// (few sessions, and only `users delete` and `set-password` need them).
     Sessions = "sessions": Vec<u8> => SessionRecord;
+    /// The seal of the in-memory index snapshot: written at a clean shutdown and removed
+    /// in the batch of the first write after it (see `seal.rs`).
+    IndexSeal = "index_seal": String => u128;
 }

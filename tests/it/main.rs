@@ -19,6 +19,7 @@ mod orders;
 mod package_views;
 mod packing_api;
 mod products;
+mod restart;
 mod structure;
 mod support;
 mod system;

@@ -6,6 +6,7 @@ mod ids;
 mod pages;
 pub mod rank_bits;
 pub mod rendered_cache;
+mod snapshot;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -201,6 +202,39 @@ impl OrderSearch {
 
     pub fn len(&self) -> usize {
         self.corpus.read().map(|c| c.ids.by_rank.len()).unwrap_or(0)
+    }
+
+    /// Live orders in each status.
+    pub fn status_counts(&self) -> Vec<(OrderStatus, u64)> {
+        let c = self.corpus.read().expect("search index poisoned");
+        let ones = c.pages.by_status.iter().map(|b| b.ones() as u64);
+        STATUSES.into_iter().zip(ones).collect()
+    }
+
+    /// Appends the index (not the rendered cache) to `out` as [`Self::decode`] reads it.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let c = self.corpus.read().expect("search index poisoned");
+        let parts = snapshot::PartsRef {
+            text: &c.text,
+            ids: &c.ids,
+            pages: &c.pages,
+        };
+        snapshot::encode(parts, out);
+    }
+
+    /// The index [`Self::encode`] wrote into `bytes`, with an empty rendered cache; or
+    /// what is wrong with them.
+    pub fn decode(bytes: &[u8]) -> Result<OrderSearch, String> {
+        let p = snapshot::decode(bytes)?;
+        let corpus = Corpus {
+            text: p.text,
+            ids: p.ids,
+            pages: p.pages,
+        };
+        Ok(OrderSearch {
+            corpus: RwLock::new(corpus),
+            rendered: RenderedCache::default(),
+        })
     }
 
     pub fn is_empty(&self) -> bool {

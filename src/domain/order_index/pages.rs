@@ -30,7 +30,7 @@ pub(super) const STATUSES: [OrderStatus; 5] = [
 /// order.
 #[derive(Default)]
 pub(super) struct StatusPages {
-    by_status: [RankBits; 5],
+    pub(super) by_status: [RankBits; 5],
 }
 
 impl StatusPages {

@@ -117,6 +117,25 @@ impl RankBits {
         self.words.shrink_to_fit();
     }
 
+    /// The words, lowest positions first (bits at `len..` are zero).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The bitset of `len` positions held by `words` (as [`Self::words`] gave them), or
+    /// `None` if they do not fit: the word count must be exactly what `len` needs and
+    /// bits past `len` must be clear, as `insert` relies on.
+    pub fn from_words(words: Vec<u64>, len: usize) -> Option<RankBits> {
+        if words.len() != len.div_ceil(64) {
+            return None;
+        }
+        if len % 64 != 0 && words[len / 64] >> (len % 64) != 0 {
+            return None;
+        }
+        let ones = words.iter().map(|w| w.count_ones() as usize).sum();
+        Some(RankBits { words, len, ones })
+    }
+
     pub fn heap_bytes(&self) -> usize {
         self.words.capacity() * 8
     }

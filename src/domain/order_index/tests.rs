@@ -280,3 +280,99 @@ fn pages_agree_with_a_sorted_model_when_ids_arrive_out_of_order() {
         }
     }
 }
+
+/// An index with rewrites (dead entries), every status, common grams and random ids.
+fn varied_index(seed: &mut u64) -> OrderSearch {
+    let s = OrderSearch::default();
+    for step in 0..1500u64 {
+        let id = if step % 7 == 0 && step > 0 {
+            u128::from(xorshift(seed) % step) << 64
+        } else {
+            u128::from(step) << 64 | u128::from(xorshift(seed) % 1000)
+        };
+        let mut o = order(
+            id,
+            &format!("SHOP-{}", xorshift(seed) % 5000),
+            &format!("c{}@example.com", step % 300),
+            (step % 3 == 0).then_some("VIP-1"),
+        );
+        o.status = STATUSES[xorshift(seed) as usize % 5];
+        o.updated_at_ms = step as i64;
+        s.upsert(&o);
+    }
+    s
+}
+
+fn answers(s: &OrderSearch) -> Vec<String> {
+    let mut out = vec![format!("{} {:?}", s.len(), s.status_counts())];
+    for q in [
+        "shop-1",
+        "SHOP-49",
+        "c29@exa",
+        "example.com",
+        "vip",
+        "00",
+        "-",
+    ] {
+        let hits: Vec<_> = s.find(q).iter().map(|h| (h.id, h.updated_ms)).collect();
+        out.push(format!("{q}: {hits:?}"));
+    }
+    for status in [None, Some(OrderStatus::Pending), Some(OrderStatus::Shipped)] {
+        for (floor, offset) in [(None, 0), (None, 40), (Some(700u128 << 64), 3)] {
+            out.push(format!("{:?}", s.page(status, floor, offset, 25)));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_decoded_index_answers_and_changes_exactly_as_the_original() {
+    let mut seed = 0x0dd_ba11_cafe_f00du64;
+    let s = varied_index(&mut seed);
+    let mut bytes = Vec::new();
+    s.encode(&mut bytes);
+    let d = OrderSearch::decode(&bytes).expect("decodes");
+    assert_eq!(answers(&d), answers(&s));
+    assert!(
+        s.corpus.read().unwrap().ids.dead > 0,
+        "the sample has dead entries"
+    );
+    assert!(!s.corpus.read().unwrap().text.common.is_empty());
+    // Both keep working the same way: new orders, status moves, rewrites, compaction.
+    for step in 1500..4000u64 {
+        let id = u128::from(xorshift(&mut seed) % 2000) << 64;
+        let mut o = order(id, &format!("NEW-{step}"), "n@new.org", None);
+        o.status = STATUSES[step as usize % 5];
+        o.updated_at_ms = step as i64;
+        s.upsert(&o);
+        d.upsert(&o);
+    }
+    assert_eq!(answers(&d), answers(&s));
+    let mut again = Vec::new();
+    d.encode(&mut again);
+    let mut original = Vec::new();
+    s.encode(&mut original);
+    assert_eq!(again.len(), original.len());
+}
+
+#[test]
+fn a_damaged_encoding_is_refused_or_harmless_never_a_panic() {
+    let s = varied_index(&mut 99);
+    let mut bytes = Vec::new();
+    s.encode(&mut bytes);
+    let step = bytes.len() / 200;
+    for cut in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
+        assert!(OrderSearch::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(OrderSearch::decode(&longer).is_err(), "trailing bytes");
+    for at in (0..bytes.len()).step_by(step + 1) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0xa5;
+        // Whatever decodes must be usable without panicking.
+        if let Ok(d) = OrderSearch::decode(&bad) {
+            let _ = answers(&d);
+        }
+    }
+}

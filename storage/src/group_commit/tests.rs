@@ -226,3 +226,37 @@ fn a_failed_apply_fails_its_waiters_and_everything_after_it() {
     assert_eq!(meta(&store, "before"), Some(1));
     assert_eq!(meta(&store, "lost"), None);
 }
+
+#[test]
+fn a_write_merged_after_the_seal_into_the_same_batch_removes_it() {
+    use crate::keys::Key;
+    use crate::tables::{IndexSeal, Table};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), BatchLimits::default());
+    let commits = &store.inner.commits;
+    let seal = |n: u128| {
+        let key = sled::IVec::from("seal".to_string().encode());
+        commits
+            .seal(IndexSeal::INDEX, key, crate::codec::encode(&n).into())
+            .unwrap();
+    };
+    commits.hooks(|h| h.hold_before_take = true);
+    put(&store, "before", 1);
+    seal(1);
+    put(&store, "after", 2);
+    commits.hooks(|h| h.hold_before_take = false);
+    store.flush().unwrap();
+    assert_eq!(
+        store.seal().unwrap(),
+        None,
+        "the write after it took it out"
+    );
+    assert_eq!(meta(&store, "after"), Some(2));
+
+    commits.hooks(|h| h.hold_before_take = true);
+    put(&store, "before", 3);
+    seal(2);
+    commits.hooks(|h| h.hold_before_take = false);
+    store.flush().unwrap();
+    assert_eq!(store.seal().unwrap(), Some(2), "writes before it leave it");
+}
