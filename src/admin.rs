@@ -1,6 +1,6 @@
 //! The admin endpoint: a Unix socket in the data directory (mode 0600 is the access
-//! control) through which `fulfilld clients ...` and `inbound set-secret` reach a
-//! running server, since sled lets only one process open the database.
+//! control) through which `fulfilld clients ...`, `users ...` and `inbound set-secret`
+//! reach a running server, since sled lets only one process open the database.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +10,7 @@ use storage::Tier;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
+use crate::accounts::AccountService;
 use crate::clients::ClientService;
 use crate::shutdown::Shutdown;
 
@@ -31,6 +32,22 @@ pub enum Request {
         source: String,
         secret: String,
     },
+    /// A console user; `password` absent: one is generated and returned.
+    UsersCreate {
+        name: String,
+        role: String,
+        #[serde(default)]
+        password: Option<String>,
+    },
+    UsersList,
+    UsersDelete {
+        name: String,
+    },
+    UsersSetPassword {
+        name: String,
+        #[serde(default)]
+        password: Option<String>,
+    },
     /// A consistent backup written by the server to `out` (an absolute path).
     Backup {
         out: PathBuf,
@@ -51,8 +68,13 @@ pub fn socket_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SOCKET)
 }
 
-/// Carries out a request against a client service (in the server, or directly).
-pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_json::Value> {
+/// Carries out a request against the client and account services (in the server, or
+/// directly on the database).
+pub fn execute(
+    service: &ClientService,
+    accounts: &AccountService,
+    req: &Request,
+) -> anyhow::Result<serde_json::Value> {
     Ok(match req {
         Request::ClientsCreate { name, tier } => {
             let tier = Tier::parse(tier).with_context(|| {
@@ -70,6 +92,19 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
             service.set_inbound_secret(source, secret)?;
             serde_json::json!({ "source": source })
         }
+        Request::UsersCreate {
+            name,
+            role,
+            password,
+        } => serde_json::to_value(accounts.create_user(name.trim(), role, password.clone())?)?,
+        Request::UsersList => serde_json::to_value(accounts.list_users()?)?,
+        Request::UsersDelete { name } => {
+            anyhow::ensure!(accounts.delete_user(name)?, "no user named {name:?}");
+            serde_json::json!({ "deleted": name })
+        }
+        Request::UsersSetPassword { name, password } => {
+            serde_json::to_value(accounts.set_password(name, password.clone())?)?
+        }
         Request::Backup { .. } => anyhow::bail!("a backup is taken by `fulfilld backup`"),
     })
 }
@@ -78,6 +113,7 @@ pub fn execute(service: &ClientService, req: &Request) -> anyhow::Result<serde_j
 pub fn spawn(
     data_dir: &Path,
     clients: ClientService,
+    accounts: AccountService,
     store: storage::Store,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
@@ -97,10 +133,10 @@ pub fn spawn(
                     Err(_) => continue,
                 },
             };
-            let service = clients.clone();
+            let services = (clients.clone(), accounts.clone());
             let ops = (store.clone(), dir.clone());
             tokio::spawn(async move {
-                if let Err(e) = answer(stream, service, ops).await {
+                if let Err(e) = answer(stream, services, ops).await {
                     tracing::warn!(error = %e, "admin connection failed");
                 }
             });
@@ -111,7 +147,7 @@ pub fn spawn(
 
 async fn answer(
     stream: UnixStream,
-    service: ClientService,
+    (service, accounts): (ClientService, AccountService),
     (store, data_dir): (storage::Store, PathBuf),
 ) -> anyhow::Result<()> {
     let (read, mut write) = stream.into_split();
@@ -124,7 +160,7 @@ async fn answer(
             let outcome = tokio::task::spawn_blocking(move || match &req {
                 Request::Backup { out } => crate::ops::backup::write(&store, &data_dir, out)
                     .and_then(|r| Ok(serde_json::to_value(r)?)),
-                _ => execute(&service, &req),
+                _ => execute(&service, &accounts, &req),
             })
             .await?;
             match outcome {

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use storage::Store;
 
+use crate::accounts::AccountService;
 use crate::clients::{ClientService, Registry};
 use crate::config::Config;
 use crate::domain::events::Shapes;
@@ -24,6 +25,8 @@ pub struct App {
     pub store: Store,
     pub domain: Arc<Domain>,
     pub clients: ClientService,
+    /// Console users, their sessions and the login throttle.
+    pub accounts: AccountService,
     pub tokens: TokenSigner,
     pub started: Instant,
     /// `/api/v1/optimize` and "pack now" run here, off the async runtime, behind a bounded
@@ -51,9 +54,11 @@ impl App {
         let tokens =
             TokenSigner::load_or_create(&config.data_dir, config.token_ttl.as_secs() as i64)?;
         let domain = Arc::new(Domain::load(store.clone(), shapes)?);
+        let accounts = AccountService::load(store.clone(), &config.accounts)?;
         crate::memory::trim();
         Ok(App {
             clients: ClientService::new(store.clone(), registry),
+            accounts,
             tokens,
             started: Instant::now(),
             domain,

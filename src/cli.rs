@@ -10,6 +10,11 @@ use anyhow::Context;
 use argh::FromArgs;
 use storage::{Store, StoreConfig};
 
+mod users;
+
+pub use users::UsersArgs;
+
+use crate::accounts::AccountService;
 use crate::admin::{self, Request};
 use crate::clients::{ClientService, Registry};
 use crate::config::{self, Config, Overrides};
@@ -26,6 +31,7 @@ pub struct Cli {
 pub enum Command {
     Serve(ServeArgs),
     Clients(ClientsArgs),
+    Users(UsersArgs),
     Inbound(InboundArgs),
     Backup(crate::ops::BackupArgs),
     Restore(crate::ops::RestoreArgs),
@@ -175,11 +181,16 @@ fn data_dir(leaf: Option<PathBuf>, group: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(config::DEFAULT_DATA_DIR))
 }
 
-/// The admin request and data directory of an admin subcommand.
-pub fn admin_request(command: Command) -> Option<(PathBuf, Request)> {
-    Some(match command {
+/// The admin request and data directory of an admin subcommand (`users` may read a
+/// password from standard input).
+pub fn admin_request(command: Command) -> anyhow::Result<Option<(PathBuf, Request)>> {
+    Ok(Some(match command {
         Command::Serve(_) | Command::Backup(_) | Command::Restore(_) | Command::Check(_) => {
-            return None
+            return Ok(None)
+        }
+        Command::Users(u) => {
+            let (dir, req) = u.request()?;
+            (data_dir(dir, None), req)
         }
         Command::Clients(c) => match c.command {
             ClientsCommand::Create(a) => (
@@ -204,7 +215,7 @@ pub fn admin_request(command: Command) -> Option<(PathBuf, Request)> {
                 },
             ),
         },
-    })
+    }))
 }
 
 /// Runs an admin request through the server's socket, or directly on the database
@@ -226,5 +237,8 @@ pub fn run_admin(dir: &Path, req: &Request) -> anyhow::Result<serde_json::Value>
         )
     })?;
     let registry = Arc::new(Registry::load(&store)?);
-    admin::execute(&ClientService::new(store, registry), req)
+    // Settings only matter to a serving process; the defaults do for one command.
+    let settings = Config::build(Default::default(), Default::default())?.accounts;
+    let accounts = AccountService::load(store.clone(), &settings)?;
+    admin::execute(&ClientService::new(store, registry), &accounts, req)
 }

@@ -10,10 +10,12 @@ use anyhow::{bail, Context};
 use serde::Deserialize;
 use storage::Tier;
 
+mod accounts;
 mod backups;
 mod durations;
 mod observe;
 
+pub use accounts::{AccountKeys, AccountSettings, LoginThrottle};
 use backups::backup_schedule;
 pub use backups::BackupSchedule;
 pub use durations::parse_delays;
@@ -93,6 +95,8 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Scheduled backups; `None` unless `backup_dir` is set.
     pub backups: Option<BackupSchedule>,
+    /// Console sessions and the login throttle.
+    pub accounts: AccountSettings,
 }
 
 /// Every setting as it may appear in the TOML file; all optional.
@@ -133,6 +137,12 @@ pub struct FileConfig {
     /// e.g. `6h` (units ms, s, m, h).
     pub backup_interval: Option<String>,
     pub backup_keep: Option<usize>,
+    /// e.g. `12h` (units ms, s, m, h).
+    pub session_idle_timeout: Option<String>,
+    pub login_max_failures: Option<u32>,
+    pub login_max_failures_per_address: Option<u32>,
+    pub login_lockout_secs: Option<u64>,
+    pub login_lockout_max_secs: Option<u64>,
 }
 
 /// Flags of `fulfilld serve` that override the file.
@@ -260,6 +270,13 @@ impl Config {
             bail!("the fulfillment and packing listeners need different addresses");
         }
         let backups = backup_schedule(file.backup_dir, file.backup_interval, file.backup_keep)?;
+        let accounts = AccountSettings::build(AccountKeys {
+            session_idle_timeout: file.session_idle_timeout,
+            login_max_failures: file.login_max_failures,
+            login_max_failures_per_address: file.login_max_failures_per_address,
+            login_lockout_secs: file.login_lockout_secs,
+            login_lockout_max_secs: file.login_lockout_max_secs,
+        })?;
         Ok(Config {
             data_dir: flags
                 .data_dir
@@ -312,6 +329,7 @@ impl Config {
                 other => bail!("log_format must be \"text\" or \"json\", not {other:?}"),
             },
             backups,
+            accounts,
         })
     }
 }

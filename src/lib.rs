@@ -1,6 +1,7 @@
 //! fulfilld: one process serving the fulfillment and packing APIs over one sled store.
 //! [`run`] is the injectable entry point: tests bind port 0 and pass their own shutdown.
 
+pub mod accounts;
 pub mod admin;
 pub mod app;
 pub mod cli;
@@ -115,6 +116,9 @@ pub async fn run(
     if let Some(path) = app.clients.ensure_bootstrap(&config.data_dir)? {
         tracing::info!(path = %path.display(), "first start: bootstrap credentials written");
     }
+    if let Some(path) = app.accounts.ensure_bootstrap(&config.data_dir)? {
+        tracing::info!(path = %path.display(), "bootstrap admin user written");
+    }
     let tls = tls::server_config(&config.tls, &config.data_dir)?.map(TlsAcceptor::from);
     let scheme = if tls.is_some() { "https" } else { "http" };
     let addrs = (
@@ -127,6 +131,7 @@ pub async fn run(
     let admin = admin::spawn(
         &config.data_dir,
         app.clients.clone(),
+        app.accounts.clone(),
         store.clone(),
         signal.clone(),
     )?;

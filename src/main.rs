@@ -68,7 +68,7 @@ fn serve_command(args: cli::ServeArgs) -> anyhow::Result<()> {
 }
 
 fn admin_command(command: Command) -> anyhow::Result<()> {
-    let (dir, req) = cli::admin_request(command).expect("serve is handled above");
+    let (dir, req) = cli::admin_request(command)?.expect("serve is handled above");
     print_json(cli::run_admin(&dir, &req)?);
     Ok(())
 }

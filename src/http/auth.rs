@@ -1,6 +1,6 @@
 //! Who is calling: Bearer tokens and API keys resolved to a client through the
-//! in-memory registry, and the OAuth 2.0 client-credentials token endpoint with its
-//! RFC 6749 section 5.2 error bodies.
+//! in-memory registry, console session cookies resolved to a person, and the OAuth 2.0
+//! client-credentials token endpoint with its RFC 6749 section 5.2 error bodies.
 
 use std::sync::Arc;
 
@@ -14,8 +14,59 @@ use serde_json::json;
 
 use super::body::media_type;
 use super::response::{json, Resp};
+use crate::accounts::Session;
 use crate::app::App;
 use crate::clients::ClientEntry;
+
+/// The console's session cookie. `__Host-` makes browsers insist on Secure, Path=/ and
+/// no Domain, so no other host or path can set or shadow it.
+pub const SESSION_COOKIE: &str = "__Host-fulfilld-session";
+/// The header an unsafe request authenticated by the session cookie must carry, equal
+/// to the session's CSRF token (`GET /console/session` tells it).
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// The rate-limit tier of a console session: a person clicking through pages, whose
+/// pages each make a few calls.
+pub const SESSION_TIER: storage::Tier = storage::Tier::Enterprise;
+
+/// An authenticated caller: an API client (a machine) or a person logged in to the
+/// console.
+#[derive(Debug, Clone)]
+pub enum Caller {
+    Client(Arc<ClientEntry>),
+    Person(Arc<Session>),
+}
+
+impl Caller {
+    /// The caller's name in logs, rate-limit buckets, idempotency keys and audit trails.
+    pub fn id(&self) -> &Arc<str> {
+        match self {
+            Caller::Client(c) => &c.id,
+            Caller::Person(s) => &s.actor,
+        }
+    }
+}
+
+/// The value of the session cookie, if the request carries one.
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(hyper::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            (name == SESSION_COOKIE).then_some(value.trim())
+        })
+}
+
+/// Whether the request's `X-CSRF-Token` is the session's.
+pub fn csrf_ok(session: &Session, headers: &HeaderMap) -> bool {
+    headers
+        .get(CSRF_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| session.csrf_matches(t))
+}
 
 /// The credential a request presented.
 pub enum Presented<'a> {
@@ -47,25 +98,39 @@ pub fn presented(headers: &HeaderMap) -> Presented<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidCredential;
 
-/// Resolves a credential to a live client; `Ok(None)` when none was presented.
+/// Resolves a credential to a live client, or on the fulfillment listener a session
+/// cookie (used only when no client credential was presented) to a person; `Ok(None)`
+/// when none was presented.
 pub fn resolve(
     app: &App,
     cred: &Presented<'_>,
-    allow_bearer: bool,
+    headers: &HeaderMap,
+    fulfillment: bool,
     now: i64,
-) -> Result<Option<Arc<ClientEntry>>, InvalidCredential> {
+) -> Result<Option<Caller>, InvalidCredential> {
     let registry = app.clients.registry();
-    match cred {
-        Presented::None => Ok(None),
+    let client = match cred {
+        Presented::None => {
+            return match session_cookie(headers).filter(|_| fulfillment) {
+                None => Ok(None),
+                Some(id) => app
+                    .accounts
+                    .sessions()
+                    .check(id, now)
+                    .map(|s| Some(Caller::Person(s)))
+                    .map_err(|_| InvalidCredential),
+            }
+        }
         Presented::ApiKey(key) => registry.by_api_key(key).map(Some).ok_or(InvalidCredential),
-        Presented::Bearer(token) if allow_bearer => app
+        Presented::Bearer(token) if fulfillment => app
             .tokens
             .verify(token, now)
             .and_then(|id| registry.get(&id))
             .map(Some)
             .ok_or(InvalidCredential),
         Presented::Bearer(_) | Presented::Unusable => Err(InvalidCredential),
-    }
+    };
+    client.map(|c| c.map(Caller::Client))
 }
 
 fn oauth_error(status: StatusCode, error: &str, description: &str) -> Resp {

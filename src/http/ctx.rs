@@ -1,11 +1,13 @@
 //! [`Ctx`]: a matched request as handlers see it, and the marks a handler leaves on it
 //! (it wrote; what to wake once the write is durable).
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use hyper::header::HeaderMap;
 
+use crate::accounts::Session;
 use crate::app::App;
 use crate::clients::ClientEntry;
 
@@ -13,6 +15,9 @@ use crate::clients::ClientEntry;
 pub struct Ctx<'a> {
     pub app: &'a App,
     pub client: Option<Arc<ClientEntry>>,
+    /// The console session, when a person (not an API client) is calling.
+    pub session: Option<Arc<Session>>,
+    pub peer: IpAddr,
     pub params: Vec<(String, String)>,
     pub query: Option<String>,
     pub headers: HeaderMap,
@@ -46,7 +51,12 @@ impl Ctx<'_> {
         self.wake = Some(engine.clone());
     }
 
+    /// Who is calling, as audit trails record it: a client id, or `user:NAME`.
     pub fn client_id(&self) -> &str {
-        self.client.as_ref().map(|c| &*c.id).unwrap_or("")
+        match (&self.client, &self.session) {
+            (Some(c), _) => &c.id,
+            (None, Some(s)) => &s.actor,
+            (None, None) => "",
+        }
     }
 }

@@ -6,8 +6,8 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, health, inbound, inventory, metrics, orders, packages, packing_api, products,
-    warehouses, webhooks,
+    bulk_import, health, inbound, inventory, login, metrics, orders, packages, packing_api,
+    products, warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
@@ -56,6 +56,10 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::ShipPackage => packages::ship(ctx),
         RouteId::WmsPackageStatus => inbound::wms(ctx),
         RouteId::CarrierTracking => inbound::carrier(ctx),
+        RouteId::ConsoleLoginForm => Ok(login::form(ctx)),
+        RouteId::ConsoleLogin => login::login(ctx).await,
+        RouteId::ConsoleLogout => login::logout(ctx),
+        RouteId::ConsoleSession => login::session(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

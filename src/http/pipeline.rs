@@ -13,6 +13,7 @@ use hyper::{Method, Request, StatusCode};
 use storage::Tier;
 
 use super::api::Api;
+use super::auth::{Caller, SESSION_TIER};
 use super::ctx::Ctx;
 use super::dispatch::dispatch;
 use super::error::ApiError;
@@ -20,8 +21,8 @@ use super::idempotency::{self, Guard};
 use super::limits::BucketKey;
 use super::response::Resp;
 use super::routes::{Access, Match, RouteId, Service};
-use super::{auth, body, observe};
-use crate::clients::ClientEntry;
+use super::{auth, body, classes, observe};
+use crate::accounts::Session;
 use crate::webhooks::sign::SIGNATURE_HEADER;
 
 fn unix_now() -> i64 {
@@ -34,7 +35,13 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
     let now = unix_now();
     let request_id = observe::request_id(req.headers());
     let cred = auth::presented(req.headers());
-    let client = auth::resolve(&api.app, &cred, service == Service::Fulfillment, now);
+    let caller = auth::resolve(
+        &api.app,
+        &cred,
+        req.headers(),
+        service == Service::Fulfillment,
+        now,
+    );
     // Routed first, so that the route decides the tier of a request without credentials.
     let found = api.router(service).find(req.method(), req.uri().path());
     let access = match &found {
@@ -58,16 +65,17 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
             Match::Found(def, _) => def.path,
             _ => "unmatched",
         },
-        client: match &client {
-            Ok(Some(c)) => &c.id,
+        client: match &caller {
+            Ok(Some(c)) => c.id(),
             _ => "",
         },
         started,
     };
-    let (bucket, tier) = match &client {
+    let (bucket, tier) = match &caller {
         // A scraper is not counted against its address's anonymous traffic.
         _ if scrape_allowed => (BucketKey::Ip(peer), Tier::Unlimited),
-        Ok(Some(c)) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
+        Ok(Some(Caller::Client(c))) => (BucketKey::Client(Arc::clone(&c.id)), c.tier),
+        Ok(Some(Caller::Person(s))) => (BucketKey::Client(Arc::clone(&s.actor)), SESSION_TIER),
         // A signed WMS or carrier callback is checked by its HMAC (cheaper than a token)
         // and comes in bursts from one system: not limited like anonymous traffic.
         Ok(None) if signed_callback => (BucketKey::Ip(peer), Tier::Unlimited),
@@ -91,7 +99,7 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
         ApiError::forbidden("Metrics are served to the addresses in metrics_allow, with the metrics_token when one is set.")
             .into_response()
     } else {
-        route(&api, found, client.clone(), req, now)
+        route(&api, found, caller.clone(), peer, req, now)
             .await
             .unwrap_or_else(ApiError::into_response)
     };
@@ -103,7 +111,8 @@ pub async fn handle(api: Arc<Api>, service: Service, peer: IpAddr, req: Request<
 async fn route(
     api: &Api,
     found: Match<'_>,
-    client: Result<Option<Arc<ClientEntry>>, auth::InvalidCredential>,
+    caller: Result<Option<Caller>, auth::InvalidCredential>,
+    peer: IpAddr,
     req: Request<Incoming>,
     now: i64,
 ) -> Result<Resp, ApiError> {
@@ -133,10 +142,16 @@ async fn route(
             )))
         }
     };
-    let client = match (def.access, client) {
+    let caller = match (def.access, caller) {
         (Access::Public | Access::TokenEndpoint | Access::Metrics, _) => None,
         // Unsigned and without credentials: the handler checks the signature.
         (Access::Inbound, Ok(None)) => None,
+        (Access::Console, Ok(Some(p @ Caller::Person(_)))) => Some(p),
+        (Access::Console, _) => {
+            return Err(ApiError::unauthorized(
+                "Log in at /console/login: no live console session.",
+            ))
+        }
         (_, Ok(Some(c))) => Some(c),
         (Access::ApiKey, _) => {
             return Err(ApiError::unauthorized(
@@ -154,12 +169,15 @@ async fn route(
             ))
         }
     };
+    if let Some(Caller::Person(session)) = &caller {
+        person_may(session, def.id, req.method(), req.headers())?;
+    }
     let keyed = matches!(*req.method(), Method::POST | Method::PATCH)
         && req.headers().contains_key(idempotency::HEADER);
-    let guard = match (&client, keyed) {
+    let guard = match (&caller, keyed) {
         (Some(c), true) => {
             let key = idempotency::validate_key(&req.headers()[idempotency::HEADER])?;
-            Some(api.idempotency.enter(&c.id, key)?)
+            Some(api.idempotency.enter(c.id(), key)?)
         }
         _ => None,
     };
@@ -187,9 +205,16 @@ async fn route(
     if def.id == RouteId::Token {
         return Ok(auth::token(app, &parts.headers, &body, now));
     }
+    let (client, session) = match caller {
+        Some(Caller::Client(c)) => (Some(c), None),
+        Some(Caller::Person(s)) => (None, Some(s)),
+        None => (None, None),
+    };
     let mut ctx = Ctx {
         app,
         client,
+        session,
+        peer,
         params,
         query: parts.uri.query().map(str::to_string),
         headers: parts.headers,
@@ -202,6 +227,32 @@ async fn route(
     tokio::time::timeout_at(deadline, work)
         .await
         .map_err(|_| ApiError::unavailable("The request timed out; retry later."))?
+}
+
+/// A person's request: an unsafe method needs the session's CSRF token (a cookie is sent
+/// by the browser on its own, the header only by the console's script), and the route's
+/// class must be one the person's role allows.
+fn person_may(
+    session: &Session,
+    id: RouteId,
+    method: &Method,
+    headers: &hyper::HeaderMap,
+) -> Result<(), ApiError> {
+    let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    if !safe && !auth::csrf_ok(session, headers) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "csrf_failed",
+            "Requests authenticated by the console session need the session's X-CSRF-Token header.",
+        ));
+    }
+    if !classes::allows(session.role, classes::class(id)) {
+        return Err(ApiError::forbidden(format!(
+            "The {} role may not do this.",
+            session.role.as_str()
+        )));
+    }
+    Ok(())
 }
 
 /// Runs the handler, wrapped in idempotency when the request carries a key, and waits

@@ -28,6 +28,8 @@ pub enum Access {
     /// Inbound callbacks: the source's HMAC signature (checked by the handler, which needs
     /// the body), or a Bearer token / `X-API-Key`.
     Inbound,
+    /// A console session (its cookie) only.
+    Console,
 }
 
 /// What a route accepts as a request body.
@@ -88,6 +90,10 @@ pub enum RouteId {
     Metrics,
     PackingOpenApi,
     PackingOptimize,
+    ConsoleLoginForm,
+    ConsoleLogin,
+    ConsoleLogout,
+    ConsoleSession,
 }
 
 pub struct RouteDef {
@@ -100,6 +106,14 @@ pub struct RouteDef {
     pub body: BodyKind,
     pub tag: &'static str,
     pub summary: &'static str,
+}
+
+impl RouteDef {
+    /// Whether the route is part of the API documents: the console's own pages and
+    /// session endpoints are served beside the API but are not API operations.
+    pub fn documented(&self) -> bool {
+        !self.path.starts_with("/console/")
+    }
 }
 
 // A positional constructor keeps the table below one line per route.
@@ -175,6 +189,10 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::POST, "/api/fulfillment/packages/{id}/ship", RouteId::ShipPackage, Client, B::Json, "Packages", "Ship a package with its carrier and tracking number"),
     route(Fulfillment, Method::POST, "/api/wms/webhooks/package-status", RouteId::WmsPackageStatus, Inbound, B::Json, "Inbound webhooks", "Package status from the warehouse management system"),
     route(Fulfillment, Method::POST, "/api/webhooks/carriers/{carrier}/tracking", RouteId::CarrierTracking, Inbound, B::Json, "Inbound webhooks", "Tracking update from a carrier"),
+    route(Fulfillment, Method::GET, "/console/login", RouteId::ConsoleLoginForm, Public, B::None, "Console", "The console's login form"),
+    route(Fulfillment, Method::POST, "/console/login", RouteId::ConsoleLogin, Public, B::Form, "Console", "Log in: sets the session cookie and redirects"),
+    route(Fulfillment, Method::POST, "/console/logout", RouteId::ConsoleLogout, Console, B::None, "Console", "Log out: ends the session"),
+    route(Fulfillment, Method::GET, "/console/session", RouteId::ConsoleSession, Console, B::None, "Console", "The logged-in user, role and CSRF token"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),
     route(Packing, Method::POST, "/api/v1/optimize", RouteId::PackingOptimize, ApiKey, B::Json, "Packing", "Pack items into boxes across warehouses"),
     route(Packing, Method::GET, "/api/v1/openapi.json", RouteId::PackingOpenApi, Public, B::None, "System", "The packing service's OpenAPI 3.1 document"),

@@ -7,7 +7,7 @@ use crate::keys::Key;
 use crate::records::{
     AuditRecord, ClientRecord, DeliveryRecord, IdempotencyRecord, InboundEventRecord,
     InboundSecretRecord, InventoryRecord, OrderRecord, OutboxEvent, PackageRecord, ProductRecord,
-    WarehouseRecord, WebhookRecord,
+    SessionRecord, UserRecord, WarehouseRecord, WebhookRecord,
 };
 
 /// A typed view of one sled tree.
@@ -108,4 +108,9 @@ tables! {
     /// Subscription id -> the next outbox sequence number to fan out to it. Written with
     /// the subscription, removed with it.
     WebhookCursors = "webhook_cursors": u128 => u64;
+    /// Console users by name (a tree added without a schema bump: empty on older databases).
+    Users = "users": String => UserRecord;
+    /// Console sessions by the SHA-256 of their id; a user's are found by scanning
+    /// (few sessions, and only `users delete` and `set-password` need them).
+    Sessions = "sessions": Vec<u8> => SessionRecord;
 }

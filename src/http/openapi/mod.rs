@@ -57,7 +57,10 @@ impl Documents {
 /// The OpenAPI document of one listener.
 pub fn document(service: Service) -> Value {
     let mut paths = Map::new();
-    for def in ROUTES.iter().filter(|d| d.service == service) {
+    for def in ROUTES
+        .iter()
+        .filter(|d| d.service == service && d.documented())
+    {
         let entry = paths
             .entry(def.path.to_string())
             .or_insert_with(|| json!({}));

@@ -207,6 +207,8 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         WmsPackageStatus => (vec![], Some(body_of("WmsPackageStatus")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown package", schema_ref("InboundResult"))]),
         CarrierTracking => (vec![], Some(body_of("CarrierTracking")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown tracking number", schema_ref("InboundResult"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
+        // Not in the documents (`RouteDef::documented`): the console's own endpoints.
+        ConsoleLoginForm | ConsoleLogin | ConsoleLogout | ConsoleSession => (vec![], None, vec![]),
     }
 }
 
@@ -226,7 +228,7 @@ pub(super) fn operation(def: &RouteDef) -> Value {
         params.push(json!({ "$ref": "#/components/parameters/IdempotencyKey" }));
     }
     let security = match def.access {
-        Access::Public | Access::TokenEndpoint => json!([]),
+        Access::Public | Access::TokenEndpoint | Access::Console => json!([]),
         // The bearer token only when `metrics_token` is configured.
         Access::Metrics => json!([{}, { "bearerAuth": [] }]),
         Access::Client => json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }]),

@@ -1,6 +1,7 @@
 //! Plain record types as stored. They carry no behaviour and no JSON shapes; the server
 //! maps them to and from its domain and API types.
 
+mod accounts;
 mod clients;
 mod idempotency;
 mod inventory;
@@ -11,6 +12,7 @@ mod products;
 mod warehouses;
 mod webhooks;
 
+pub use accounts::{Role, SessionRecord, UserRecord};
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
 pub use inventory::{AuditRecord, InventoryRecord, StockChange};
