@@ -43,7 +43,7 @@ pub fn class(id: RouteId) -> Class {
     use RouteId::*;
     match id {
         Health | Token | OpenApi | Docs | Metrics | PackingHealth | PackingOpenApi
-        | ConsoleLoginForm | ConsoleLogin => Class::Open,
+        | ConsoleLoginForm | ConsoleLogin | ConsoleShell | ConsolePage => Class::Open,
         ConsoleLogout | ConsoleSession => Class::Session,
         ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents => Class::ReadOrders,
         CreateOrder
@@ -73,7 +73,8 @@ pub fn class(id: RouteId) -> Class {
         | RetryWebhookDelivery
         | RecoverWebhookDeliveries
         | TestWebhook => Class::Operate,
-        CreateWebhook | UpdateWebhook | DeleteWebhook => Class::Administer,
+        CreateWebhook | UpdateWebhook | DeleteWebhook | ListClients | CreateClient
+        | DeleteClient => Class::Administer,
         WmsPackageStatus | CarrierTracking | PackingOptimize => Class::Machines,
     }
 }
@@ -99,7 +100,7 @@ mod tests {
             let class = class(def.id);
             let fits = match def.access {
                 Access::Public | Access::TokenEndpoint | Access::Metrics => class == Class::Open,
-                Access::Console => class == Class::Session,
+                Access::Console => matches!(class, Class::Session | Class::Administer),
                 Access::ApiKey | Access::Inbound => class == Class::Machines,
                 Access::Client => !matches!(class, Class::Open | Class::Session | Class::Machines),
             };

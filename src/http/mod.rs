@@ -9,6 +9,8 @@ pub mod auth;
 pub mod body;
 pub mod bulk_import;
 pub mod classes;
+mod clients_api;
+mod console;
 pub mod ctx;
 mod dispatch;
 pub mod docs;

@@ -3,6 +3,7 @@
 
 mod auth;
 mod bulk_import;
+mod console;
 mod contract;
 mod crash_files;
 mod fulfillment;
