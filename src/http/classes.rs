@@ -73,8 +73,7 @@ pub fn class(id: RouteId) -> Class {
         | RetryWebhookDelivery
         | RecoverWebhookDeliveries
         | TestWebhook => Class::Operate,
-        CreateWebhook | UpdateWebhook | DeleteWebhook | ListClients | CreateClient
-        | DeleteClient => Class::Administer,
+        CreateWebhook | UpdateWebhook | DeleteWebhook => Class::Administer,
         WmsPackageStatus | CarrierTracking | PackingOptimize => Class::Machines,
     }
 }
@@ -100,7 +99,7 @@ mod tests {
             let class = class(def.id);
             let fits = match def.access {
                 Access::Public | Access::TokenEndpoint | Access::Metrics => class == Class::Open,
-                Access::Console => matches!(class, Class::Session | Class::Administer),
+                Access::Console => class == Class::Session,
                 Access::ApiKey | Access::Inbound => class == Class::Machines,
                 Access::Client => !matches!(class, Class::Open | Class::Session | Class::Machines),
             };

@@ -6,7 +6,7 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, clients_api, console, health, inbound, inventory, login, metrics, orders,
+    bulk_import, console, health, inbound, inventory, login, metrics, orders,
     packages, packing_api, products, warehouses, webhooks,
 };
 
@@ -60,9 +60,6 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::ConsoleLogin => login::login(ctx).await,
         RouteId::ConsoleLogout => login::logout(ctx),
         RouteId::ConsoleSession => login::session(ctx),
-        RouteId::ListClients => clients_api::list(ctx),
-        RouteId::CreateClient => clients_api::create(ctx).await,
-        RouteId::DeleteClient => clients_api::delete(ctx).await,
         RouteId::ConsoleShell | RouteId::ConsolePage => console::serve(ctx),
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }

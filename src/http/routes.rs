@@ -95,9 +95,6 @@ pub enum RouteId {
     ConsoleLogout,
     ConsoleSession,
     ConsoleShell,
-    ListClients,
-    CreateClient,
-    DeleteClient,
     ConsolePage,
 }
 
@@ -114,11 +111,10 @@ pub struct RouteDef {
 }
 
 impl RouteDef {
-    /// Whether the route is part of the API documents: the console's own pages, session
-    /// endpoints and people-only calls are served beside the API but are not operations
-    /// a machine can call.
+    /// Whether the route is part of the API documents: the console's own pages and
+    /// session endpoints are served beside the API but are not API operations.
     pub fn documented(&self) -> bool {
-        !self.path.starts_with("/console/") && self.access != Access::Console
+        !self.path.starts_with("/console/")
     }
 }
 
@@ -199,9 +195,6 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::POST, "/console/login", RouteId::ConsoleLogin, Public, B::Form, "Console", "Log in: sets the session cookie and redirects"),
     route(Fulfillment, Method::POST, "/console/logout", RouteId::ConsoleLogout, Console, B::None, "Console", "Log out: ends the session"),
     route(Fulfillment, Method::GET, "/console/session", RouteId::ConsoleSession, Console, B::None, "Console", "The logged-in user, role and CSRF token"),
-    route(Fulfillment, Method::GET, "/api/clients", RouteId::ListClients, Console, B::None, "Console", "API clients, without secrets (admins, from the console)"),
-    route(Fulfillment, Method::POST, "/api/clients", RouteId::CreateClient, Console, B::Json, "Console", "Create an API client; its secret and key are answered once"),
-    route(Fulfillment, Method::DELETE, "/api/clients/{id}", RouteId::DeleteClient, Console, B::None, "Console", "Delete an API client; its credentials stop working at once"),
     route(Fulfillment, Method::GET, "/console/", RouteId::ConsoleShell, Public, B::None, "Console", "The console's page shell"),
     route(Fulfillment, Method::GET, "/console/{*path}", RouteId::ConsolePage, Public, B::None, "Console", "A console page (the shell) or asset"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),

@@ -4,6 +4,7 @@
 mod auth;
 mod bulk_import;
 mod console;
+mod console_shots;
 mod contract;
 mod crash_files;
 mod fulfillment;

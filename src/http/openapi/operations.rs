@@ -209,7 +209,7 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
         // Not in the documents (`RouteDef::documented`): the console's own endpoints.
         ConsoleLoginForm | ConsoleLogin | ConsoleLogout | ConsoleSession | ConsoleShell
-        | ConsolePage | ListClients | CreateClient | DeleteClient => (vec![], None, vec![]),
+        | ConsolePage => (vec![], None, vec![]),
     }
 }
 
