@@ -272,7 +272,8 @@ impl ClientService {
     }
 }
 
-fn validate_source(source: &str) -> anyhow::Result<()> {
+/// `wms` or `carrier:NAME` (letters, digits, - and _).
+pub fn validate_source(source: &str) -> anyhow::Result<()> {
     let ok = source == "wms"
         || source.strip_prefix("carrier:").is_some_and(|name| {
             !name.is_empty()

@@ -18,13 +18,14 @@ const ROUTES = [
   [/^\/console\/webhooks\/?$/, 'Webhooks', 'operator', './webhooks.js', 'webhookList'],
   [/^\/console\/webhooks\/([^/]+)$/, null, 'operator', './webhooks.js', 'webhookDetail'],
   [/^\/console\/clients\/?$/, 'Clients', 'admin', './admin.js', 'clients'],
+  [/^\/console\/users\/?$/, 'Users', 'admin', './admin.js', 'users'],
   [/^\/console\/reference\/?$/, 'API reference', 'packer', './reference.js', 'reference'],
 ];
 
 const NAV_HREF = {
   Dashboard: '/console/', Orders: '/console/orders', Inventory: '/console/inventory',
   Products: '/console/products', Warehouses: '/console/warehouses', Webhooks: '/console/webhooks',
-  Clients: '/console/clients', 'API reference': '/console/reference',
+  Clients: '/console/clients', Users: '/console/users', 'API reference': '/console/reference',
 };
 
 const main = () => document.getElementById('main');

@@ -161,17 +161,21 @@ impl Sessions {
             last_seen_unix: now,
         };
         let session = Arc::new(Session::new(&rec, role));
-        let mut map = self.map.write().expect("sessions poisoned");
-        let mut own: Vec<&Arc<Session>> = map.values().filter(|s| *s.user == *user).collect();
-        own.sort_by_key(|s| std::cmp::Reverse(s.last_seen.load(Ordering::Relaxed)));
-        let evicted: Vec<[u8; 32]> = own
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| {
-                *i + 1 >= MAX_PER_USER || self.expired(s.last_seen.load(Ordering::Relaxed), now)
-            })
-            .map(|(_, s)| s.digest)
-            .collect();
+        // Chosen under the read lock, applied after the write: checks of other sessions
+        // never wait for storage. Two logins of one user at the same moment may leave
+        // one session over the cap until the next.
+        let evicted: Vec<[u8; 32]> = {
+            let map = self.map.read().expect("sessions poisoned");
+            let mut own: Vec<&Arc<Session>> = map.values().filter(|s| *s.user == *user).collect();
+            own.sort_by_key(|s| std::cmp::Reverse(s.last_seen.load(Ordering::Relaxed)));
+            own.iter()
+                .enumerate()
+                .filter(|(i, s)| {
+                    *i + 1 >= MAX_PER_USER || self.expired(s.last_seen.load(Ordering::Relaxed), now)
+                })
+                .map(|(_, s)| s.digest)
+                .collect()
+        };
         self.store
             .transact(|tx| {
                 for d in &evicted {
@@ -181,6 +185,7 @@ impl Sessions {
                 Ok::<_, storage::Abort<()>>(())
             })
             .map_err(tx_err("storing a session"))?;
+        let mut map = self.map.write().expect("sessions poisoned");
         for d in &evicted {
             map.remove(d);
         }
@@ -269,15 +274,93 @@ impl Sessions {
             }
             !own
         });
-        self.store
+        let ended = self
+            .store
             .transact(|tx| {
+                let mut ended = 0;
                 for key in &keys {
+                    ended += usize::from(tx.contains::<SessionsTable>(key)?);
                     tx.remove::<SessionsTable>(key)?;
                 }
-                Ok::<_, storage::Abort<()>>(())
+                Ok::<_, storage::Abort<()>>(ended)
             })
             .map_err(tx_err("ending a user's sessions"))?;
         self.store.durable_blocking().context("flushing")?;
-        Ok(keys.len())
+        Ok(ended)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn stored(store: &Store, id: &str) -> Option<SessionRecord> {
+        store.durable_blocking().unwrap();
+        store.get::<SessionsTable>(&digest_of(id).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn use_is_written_back_once_per_interval_and_idle_sessions_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let user = storage::UserRecord {
+            name: "ann".into(),
+            role: Role::Packer,
+            password_hash: String::new(),
+            created_at_unix: 0,
+        };
+        store
+            .transact(|tx| {
+                tx.insert::<Users>(&user.name, &user)?;
+                Ok::<_, storage::Abort<()>>(())
+            })
+            .unwrap();
+        let (idle, touch) = (Duration::from_secs(600), Duration::from_secs(60));
+        let sessions = Sessions::load(store.clone(), idle, touch, 1000).unwrap();
+        let (id, s) = sessions.start("ann", Role::Packer, 1000).unwrap();
+        assert_eq!(&*s.actor, "user:ann");
+        assert_eq!(stored(&store, &id).unwrap().last_seen_unix, 1000);
+
+        // Within the interval: memory only; past it: written.
+        sessions.check(&id, 1030).unwrap();
+        assert_eq!(stored(&store, &id).unwrap().last_seen_unix, 1000);
+        sessions.check(&id, 1060).unwrap();
+        assert_eq!(stored(&store, &id).unwrap().last_seen_unix, 1060);
+        // Idle counts from the last use in memory, not from the last write.
+        sessions.check(&id, 1100).unwrap();
+        sessions.check(&id, 1100 + 600).unwrap();
+        assert_eq!(
+            sessions.check(&id, 1700 + 601).unwrap_err(),
+            Refused::Expired
+        );
+        assert!(
+            stored(&store, &id).is_none(),
+            "an expired session is removed"
+        );
+        assert_eq!(sessions.check(&id, 1700).unwrap_err(), Refused::Unknown);
+
+        // A reload keeps live sessions and drops idle ones and those of deleted users.
+        let (live, _) = sessions.start("ann", Role::Packer, 5000).unwrap();
+        let (idle_one, _) = sessions.start("ann", Role::Packer, 4000).unwrap();
+        let (orphan, _) = sessions.start("gone", Role::Packer, 5000).unwrap();
+        store.durable_blocking().unwrap();
+        let reloaded = Sessions::load(store.clone(), idle, touch, 5300).unwrap();
+        assert!(reloaded.check(&live, 5300).is_ok());
+        assert_eq!(
+            reloaded.check(&idle_one, 5300).unwrap_err(),
+            Refused::Unknown
+        );
+        assert_eq!(reloaded.check(&orphan, 5300).unwrap_err(), Refused::Unknown);
+        assert!(stored(&store, &orphan).is_none());
+
+        // At most MAX_PER_USER at once: the least recently used goes.
+        let ids: Vec<String> = (0..MAX_PER_USER as i64)
+            .map(|i| reloaded.start("ann", Role::Packer, 5400 + i).unwrap().0)
+            .collect();
+        assert_eq!(reloaded.check(&live, 5500).unwrap_err(), Refused::Unknown);
+        assert!(ids.iter().all(|id| reloaded.check(id, 5500).is_ok()));
+        assert_eq!(reloaded.end_user("ann").unwrap(), MAX_PER_USER);
+        assert!(ids.iter().all(|id| reloaded.check(id, 5500).is_err()));
     }
 }

@@ -73,7 +73,8 @@ pub fn class(id: RouteId) -> Class {
         | RetryWebhookDelivery
         | RecoverWebhookDeliveries
         | TestWebhook => Class::Operate,
-        CreateWebhook | UpdateWebhook | DeleteWebhook => Class::Administer,
+        CreateWebhook | UpdateWebhook | DeleteWebhook | ListUsers | CreateUser | DeleteUser
+        | ListClients | CreateClient | DeleteClient | SetInboundSecret => Class::Administer,
         WmsPackageStatus | CarrierTracking | PackingOptimize => Class::Machines,
     }
 }
@@ -99,7 +100,7 @@ mod tests {
             let class = class(def.id);
             let fits = match def.access {
                 Access::Public | Access::TokenEndpoint | Access::Metrics => class == Class::Open,
-                Access::Console => class == Class::Session,
+                Access::Console => matches!(class, Class::Session | Class::Administer),
                 Access::ApiKey | Access::Inbound => class == Class::Machines,
                 Access::Client => !matches!(class, Class::Open | Class::Session | Class::Machines),
             };

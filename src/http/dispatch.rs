@@ -6,7 +6,7 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, console, health, inbound, inventory, login, metrics, orders,
+    bulk_import, console, console_admin, health, inbound, inventory, login, metrics, orders,
     packages, packing_api, products, warehouses, webhooks,
 };
 
@@ -61,6 +61,13 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::ConsoleLogout => login::logout(ctx),
         RouteId::ConsoleSession => login::session(ctx),
         RouteId::ConsoleShell | RouteId::ConsolePage => console::serve(ctx),
+        RouteId::ListUsers => console_admin::list_users(ctx).await,
+        RouteId::CreateUser => console_admin::create_user(ctx).await,
+        RouteId::DeleteUser => console_admin::delete_user(ctx).await,
+        RouteId::ListClients => console_admin::list_clients(ctx).await,
+        RouteId::CreateClient => console_admin::create_client(ctx).await,
+        RouteId::DeleteClient => console_admin::delete_client(ctx).await,
+        RouteId::SetInboundSecret => console_admin::set_inbound_secret(ctx).await,
         RouteId::Token => Err(ApiError::internal("token route reached dispatch")),
     }
 }

@@ -96,6 +96,13 @@ pub enum RouteId {
     ConsoleSession,
     ConsoleShell,
     ConsolePage,
+    ListUsers,
+    CreateUser,
+    DeleteUser,
+    ListClients,
+    CreateClient,
+    DeleteClient,
+    SetInboundSecret,
 }
 
 pub struct RouteDef {
@@ -197,6 +204,13 @@ pub static ROUTES: &[RouteDef] = &[
     route(Fulfillment, Method::GET, "/console/session", RouteId::ConsoleSession, Console, B::None, "Console", "The logged-in user, role and CSRF token"),
     route(Fulfillment, Method::GET, "/console/", RouteId::ConsoleShell, Public, B::None, "Console", "The console's page shell"),
     route(Fulfillment, Method::GET, "/console/{*path}", RouteId::ConsolePage, Public, B::None, "Console", "A console page (the shell) or asset"),
+    route(Fulfillment, Method::GET, "/console/api/users", RouteId::ListUsers, Console, B::None, "Console", "List console users"),
+    route(Fulfillment, Method::POST, "/console/api/users", RouteId::CreateUser, Console, B::Json, "Console", "Create a console user (a generated password is shown once)"),
+    route(Fulfillment, Method::DELETE, "/console/api/users/{name}", RouteId::DeleteUser, Console, B::None, "Console", "Delete a console user; their sessions end"),
+    route(Fulfillment, Method::GET, "/console/api/clients", RouteId::ListClients, Console, B::None, "Console", "List API clients (no secrets)"),
+    route(Fulfillment, Method::POST, "/console/api/clients", RouteId::CreateClient, Console, B::Json, "Console", "Create an API client (its secret and key are shown once)"),
+    route(Fulfillment, Method::DELETE, "/console/api/clients/{id}", RouteId::DeleteClient, Console, B::None, "Console", "Delete an API client; its credentials stop working"),
+    route(Fulfillment, Method::POST, "/console/api/inbound-secrets", RouteId::SetInboundSecret, Console, B::Json, "Console", "Set the HMAC secret of an inbound source"),
     route(Packing, Method::GET, "/api/v1/health", RouteId::PackingHealth, Public, B::None, "System", "Health of the packing service"),
     route(Packing, Method::POST, "/api/v1/optimize", RouteId::PackingOptimize, ApiKey, B::Json, "Packing", "Pack items into boxes across warehouses"),
     route(Packing, Method::GET, "/api/v1/openapi.json", RouteId::PackingOpenApi, Public, B::None, "System", "The packing service's OpenAPI 3.1 document"),

@@ -254,10 +254,10 @@ async fn a_packer_is_refused_the_clients_page_and_by_the_api() {
         "403 forbidden: The packer role may not do this.",
     )
     .await;
-    let (status, v) = fetch_in_page(&b, "GET", "/api/clients").await;
+    let (status, v) = fetch_in_page(&b, "GET", "/console/api/clients").await;
     assert_eq!(status, 403);
     assert_eq!(v["error"]["code"], "forbidden");
-    let (status, v) = fetch_in_page(&b, "POST", "/api/clients").await;
+    let (status, v) = fetch_in_page(&b, "POST", "/console/api/clients").await;
     assert_eq!((status, &v["error"]["code"]), (403, &json!("forbidden")));
     // What a packer may read still works.
     let (status, _) = fetch_in_page(&b, "GET", "/api/orders").await;

@@ -1,10 +1,10 @@
 //! The integration test binary: every test starts a real fulfilld over real TLS (in
 //! process on port 0, or as a child process) and talks to it with a real HTTP client.
 
+mod accounts;
 mod auth;
 mod bulk_import;
 mod console;
-mod console_shots;
 mod contract;
 mod crash_files;
 mod fulfillment;

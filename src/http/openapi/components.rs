@@ -81,6 +81,8 @@ pub(super) fn components(service: Service) -> Value {
             "bearerAuth": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                 "description": "Token from POST /oauth/token (client credentials), valid 3600 s." },
             "apiKeyAuth": { "type": "apiKey", "in": "header", "name": "X-API-Key" },
+            "consoleSession": { "type": "apiKey", "in": "cookie", "name": "__Host-fulfilld-session",
+                "description": "A person's console session (POST /console/login). Unsafe methods also need the session's `X-CSRF-Token` header (GET /console/session tells it), else 403 csrf_failed; a route outside the person's role is 403 forbidden." },
             "webhookSignature": { "type": "apiKey", "in": "header", "name": "X-Webhook-Signature",
                 "description": "Inbound callbacks: lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` with the source's secret (fulfilld inbound set-secret --source wms|carrier:NAME)." },
             "webhookTimestamp": { "type": "apiKey", "in": "header", "name": "X-Webhook-Timestamp",
@@ -111,7 +113,7 @@ fn responses() -> Value {
     json!({
         "BadRequest": error_response("bad_request: malformed JSON, wrong types, bad query values"),
         "Unauthorized": error_response("unauthorized: missing, invalid, expired or revoked credentials"),
-        "Forbidden": error_response("forbidden: the caller may not use this route"),
+        "Forbidden": error_response("forbidden: the caller may not use this route (a console session whose role does not include it); csrf_failed: a console session's unsafe request without its X-CSRF-Token"),
         "NotFound": error_response("not_found: unknown id, SKU or route"),
         "Conflict": error_response("conflict, invalid_transition, insufficient_inventory or idempotency_in_progress"),
         "PayloadTooLarge": error_response("payload_too_large: body over the configured limit; the connection is closed"),

@@ -209,7 +209,8 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
         // Not in the documents (`RouteDef::documented`): the console's own endpoints.
         ConsoleLoginForm | ConsoleLogin | ConsoleLogout | ConsoleSession | ConsoleShell
-        | ConsolePage => (vec![], None, vec![]),
+        | ConsolePage | ListUsers | CreateUser | DeleteUser | ListClients | CreateClient
+        | DeleteClient | SetInboundSecret => (vec![], None, vec![]),
     }
 }
 
@@ -232,7 +233,9 @@ pub(super) fn operation(def: &RouteDef) -> Value {
         Access::Public | Access::TokenEndpoint | Access::Console => json!([]),
         // The bearer token only when `metrics_token` is configured.
         Access::Metrics => json!([{}, { "bearerAuth": [] }]),
-        Access::Client => json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }]),
+        Access::Client => {
+            json!([{ "bearerAuth": [] }, { "apiKeyAuth": [] }, { "consoleSession": [] }])
+        }
         Access::ApiKey => json!([{ "apiKeyAuth": [] }]),
         Access::Inbound => {
             json!([{ "webhookSignature": [], "webhookTimestamp": [] }, { "bearerAuth": [] }, { "apiKeyAuth": [] }])
@@ -250,7 +253,12 @@ pub(super) fn operation(def: &RouteDef) -> Value {
     ) {
         errors.push("Unauthorized");
     }
-    if def.access == Access::Metrics {
+    // Metrics: an address or token not allowed. Client routes and callbacks: a console
+    // session whose role does not include the route, or without its CSRF token.
+    if matches!(
+        def.access,
+        Access::Metrics | Access::Client | Access::Inbound
+    ) {
         errors.push("Forbidden");
     }
     // A body names other records too (a package, a SKU, a warehouse): 404 when unknown.

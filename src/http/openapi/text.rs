@@ -3,7 +3,10 @@
 pub(super) const FULFILLMENT_INTRO: &str = "Orders, products, inventory, packages and webhooks of one fulfilld appliance.\n\n\
 **Authentication.** Every `/api/*` route except `/api/openapi.json` and `/api/docs` needs `Authorization: Bearer <token>` \
 (from `POST /oauth/token`, client credentials in the form or HTTP Basic) or `X-API-Key: <key>`. \
-Clients are created with `fulfilld clients create`; the first start writes `bootstrap-credentials.json` into the data directory.\n\n\
+Clients are created with `fulfilld clients create`; the first start writes `bootstrap-credentials.json` into the data directory. \
+People using the console are authenticated by its session cookie instead (log in at `/console/login`): unsafe methods then need the \
+session's `X-CSRF-Token` header (`403 csrf_failed` without it), and the person's role decides the routes (`403 forbidden`): \
+`packer` reads orders and packages; `operator` also manages orders, products, warehouses, inventory and webhook deliveries; `admin` also webhook subscriptions.\n\n\
 **Errors.** Every error body is `{\"error\": {\"code\", \"message\", \"field\"}}`; `field` names the offending input (`items[0].sku`) or is null. \
 `405` responses carry `Allow`; a body over the limit (default 10 MiB) is `413` and the connection is closed; \
 a slow request body is `408 request_timeout`.\n\n\

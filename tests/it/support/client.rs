@@ -14,6 +14,11 @@ use super::Server;
 
 /// An HTTPS client that trusts exactly the certificate at `cert` (HTTP/2 by ALPN).
 pub fn https_client(cert: &Path) -> reqwest::Client {
+    https_builder(cert).build().expect("https client")
+}
+
+/// The builder of [`https_client`], for clients that need more (no redirects).
+pub fn https_builder(cert: &Path) -> reqwest::ClientBuilder {
     fulfilld::install_crypto_provider();
     let mut roots = rustls::RootCertStore::empty();
     for c in CertificateDer::pem_file_iter(cert).expect("cert file") {
@@ -23,10 +28,7 @@ pub fn https_client(cert: &Path) -> reqwest::Client {
         .with_root_certificates(roots)
         .with_no_client_auth();
     cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(cfg)
-        .build()
-        .expect("https client")
+    reqwest::Client::builder().tls_backend_preconfigured(cfg)
 }
 
 pub async fn body(resp: reqwest::Response) -> (u16, Value) {
