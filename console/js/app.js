@@ -59,8 +59,9 @@ async function render() {
   const path = location.pathname;
   const route = ROUTES.find((r) => r[0].test(path));
   const turn = ++rendering;
-  const navHref = route && route[1] ? NAV_HREF[route[1]]
-    : route ? NAV_HREF[ROUTES.find((r) => r[3] === route[3] && r[1])[1]] : null;
+  // The nav entry a page belongs to: its own, or the list whose path it extends.
+  const navHref = path === '/console/' ? '/console/'
+    : Object.values(NAV_HREF).find((href) => href !== '/console/' && (path === href || path.startsWith(`${href}/`)));
   drawNav(navHref);
   const el = main();
   if (!route) {

@@ -264,3 +264,43 @@ async fn a_packer_is_refused_the_clients_page_and_by_the_api() {
     assert_eq!(status, 200);
     b.close().await;
 }
+
+#[tokio::test]
+async fn every_console_path_answers_the_shell_and_assets_revalidate_by_etag() {
+    let s = Server::start().await;
+    let http = s.new_client();
+    let get = |path: &str| http.get(s.url(path)).send();
+    let shell = get("/console/").await.unwrap();
+    assert_eq!(shell.status(), 200);
+    let csp = shell.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.starts_with("default-src 'self'"), "{csp}");
+    let html = shell.text().await.unwrap();
+    assert!(html.contains("/console/assets/js/app.js") && !html.contains("<script>"));
+    // A deep page path gets the same shell: the script renders it from the URL.
+    let deep = get("/console/orders/0193a1b2-c3d4-7e8f-9a0b-1c2d3e4f5a6b?x=1")
+        .await
+        .unwrap();
+    assert_eq!(deep.status(), 200);
+    assert_eq!(deep.text().await.unwrap(), html);
+
+    let js = get("/console/assets/js/app.js").await.unwrap();
+    assert_eq!(js.status(), 200);
+    assert!(js.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert_eq!(js.headers()["cache-control"], "no-cache");
+    let etag = js.headers()["etag"].clone();
+    let again = http
+        .get(s.url("/console/assets/js/app.js"))
+        .header("if-none-match", etag.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"], etag);
+    assert!(again.bytes().await.unwrap().is_empty());
+    let css = get("/console/assets/app.css").await.unwrap();
+    assert_ne!(css.headers()["etag"], etag, "each file has its own tag");
+    assert_eq!(get("/console/assets/nope.js").await.unwrap().status(), 404);
+}
