@@ -78,6 +78,8 @@ async function render() {
     // A page draws into its own element; a later navigation replaces it.
     await mod[route[4]](page, params, ...args);
     document.title = `${(page.querySelector('h1') || {}).textContent || 'Console'} - fulfilld`;
+    // When the page became usable, for Navigation Timing measurements.
+    performance.mark('console-rendered');
   } catch (err) {
     if (turn === rendering) fill(el, errorBox(err));
   }
