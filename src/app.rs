@@ -39,6 +39,8 @@ pub struct App {
     /// Database size on disk, kept current by housekeeping (sled lists its directory to
     /// compute it, too slow for every health check).
     pub disk: DiskGauge,
+    /// The free-space reserve; the store's write gate too.
+    pub space: Arc<crate::space::Space>,
     pub metrics: Arc<Metrics>,
     /// What the backup schedule has done (read by `/metrics`).
     pub backups: Arc<crate::ops::schedule::Status>,
@@ -56,7 +58,10 @@ impl App {
         let domain = Arc::new(Domain::load(store.clone(), shapes)?);
         let accounts = AccountService::load(store.clone(), &config.accounts)?;
         crate::memory::trim();
+        let space = crate::space::Space::new(&config.data_dir, config.min_free_space);
+        store.gate(Arc::clone(&space) as Arc<dyn storage::WriteGate>);
         Ok(App {
+            space,
             clients: ClientService::new(store.clone(), registry),
             accounts,
             tokens,
@@ -93,15 +98,7 @@ impl DiskGauge {
 
     /// Bytes available to the server and in all on the data directory's file system.
     pub fn filesystem(&self) -> Option<(u64, u64)> {
-        use std::os::unix::ffi::OsStrExt;
-        let path = std::ffi::CString::new(self.dir.as_os_str().as_bytes()).ok()?;
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: `path` is a NUL-terminated string and `st` a writable statvfs.
-        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
-            return None;
-        }
-        let block = st.f_frsize as u64;
-        Some((st.f_bavail as u64 * block, st.f_blocks as u64 * block))
+        crate::space::filesystem(&self.dir)
     }
 
     pub fn bytes(&self) -> u64 {

@@ -95,6 +95,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Scheduled backups; `None` unless `backup_dir` is set.
     pub backups: Option<BackupSchedule>,
+    /// Bytes that must stay free on the data directory's file system for write requests
+    /// to be accepted (507 below it); 0 turns the reserve off.
+    pub min_free_space: u64,
     /// Console sessions and the login throttle.
     pub accounts: AccountSettings,
 }
@@ -137,6 +140,8 @@ pub struct FileConfig {
     /// e.g. `6h` (units ms, s, m, h).
     pub backup_interval: Option<String>,
     pub backup_keep: Option<usize>,
+    /// Free space (MiB) below which writes are refused with 507; 0 turns it off.
+    pub min_free_space_mb: Option<u64>,
     /// e.g. `12h` (units ms, s, m, h).
     pub session_idle_timeout: Option<String>,
     pub login_max_failures: Option<u32>,
@@ -329,6 +334,7 @@ impl Config {
                 other => bail!("log_format must be \"text\" or \"json\", not {other:?}"),
             },
             backups,
+            min_free_space: file.min_free_space_mb.unwrap_or(256) << 20,
             accounts,
         })
     }

@@ -17,6 +17,7 @@ pub mod ops;
 pub mod packer;
 pub mod server;
 pub mod shutdown;
+pub mod space;
 pub mod stdio;
 pub mod tls;
 pub mod tokens;

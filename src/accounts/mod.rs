@@ -54,6 +54,9 @@ impl AccountService {
             settings.session_touch_interval,
             now_unix(),
         )?;
+        // The decoy hash is made once, off the first login of an unknown name (which
+        // would otherwise take two hashes' time and so tell that the name is unknown).
+        std::thread::spawn(password::decoy);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         Ok(AccountService {
             store,

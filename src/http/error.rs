@@ -77,6 +77,15 @@ impl ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
     }
 
+    /// 507: a write refused or failed for lack of disk space.
+    pub fn insufficient_storage() -> ApiError {
+        ApiError::new(
+            StatusCode::INSUFFICIENT_STORAGE,
+            "insufficient_storage",
+            "The server is short of disk space: writes are refused until space is freed; reads still work.",
+        )
+    }
+
     /// A 500 whose message never carries internals; the cause goes to the log only.
     pub fn internal(cause: impl std::fmt::Display) -> ApiError {
         tracing::error!(error = %cause, "internal error");
@@ -105,9 +114,14 @@ impl ApiError {
     }
 }
 
-/// Storage failures are the appliance's problem, not the client's: 503 so clients retry.
+/// Storage failures are the appliance's problem, not the client's: 503 so clients retry;
+/// a write refused or failed for lack of space is 507 (reads still work).
 impl From<storage::Error> for ApiError {
     fn from(e: storage::Error) -> Self {
+        if e.is_no_space() {
+            tracing::warn!(error = %e, "write refused: no space");
+            return ApiError::insufficient_storage();
+        }
         tracing::error!(error = %e, "storage failure");
         ApiError::unavailable("Storage is unavailable; retry later.")
             .header(hyper::header::RETRY_AFTER, 5)

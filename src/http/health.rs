@@ -1,5 +1,7 @@
 //! `GET /health` and `GET /api/v1/health`: liveness, version, uptime and storage state.
-//! A failed store answers 503 with the health body plus the error envelope.
+//! Short of disk space (below the reserve, or a write failed for it) the answer is 200
+//! `degraded` with the reason, since reads still work; any other storage failure answers
+//! 503 with the health body plus the error envelope.
 
 use hyper::StatusCode;
 use serde_json::json;
@@ -11,15 +13,46 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub fn fulfillment(app: &App) -> Resp {
     let uptime = app.started.elapsed().as_secs();
-    match app.store.check() {
-        Ok(()) => json(
+    let low = app.space.low();
+    let (free, reserve) = app.space.figures();
+    let storage = |status: &str| {
+        json!({
+            "status": status,
+            "sizeOnDiskBytes": app.disk.bytes(),
+            "freeBytes": (free != u64::MAX).then_some(free),
+            "minFreeBytes": reserve,
+        })
+    };
+    let degraded = |storage: serde_json::Value, reason: String| {
+        json(
             StatusCode::OK,
             &json!({
-                "status": "ok",
+                "status": "degraded",
+                "reason": reason,
                 "version": VERSION,
                 "uptimeSeconds": uptime,
-                "storage": { "status": "ok", "sizeOnDiskBytes": app.disk.bytes() },
+                "storage": storage,
             }),
+        )
+    };
+    match app.store.check() {
+        Ok(()) => match low {
+            None => json(
+                StatusCode::OK,
+                &json!({
+                    "status": "ok",
+                    "version": VERSION,
+                    "uptimeSeconds": uptime,
+                    "storage": storage("ok"),
+                }),
+            ),
+            Some(why) => degraded(storage("low_space"), format!("writes are refused: {why}")),
+        },
+        // sled keeps a failed log write until it is reopened: only a restart, with
+        // space freed, takes writes again.
+        Err(e) if e.is_no_space() => degraded(
+            storage("failed"),
+            format!("a write failed for lack of space ({e}); free space and restart the server"),
         ),
         Err(e) => {
             tracing::error!(error = %e, "health check: storage failed");

@@ -34,6 +34,7 @@ pub mod query;
 pub mod response;
 pub mod routes;
 pub mod shapes;
+pub mod space;
 mod text;
 pub mod warehouses;
 pub mod webhooks;

@@ -1,6 +1,6 @@
 //! The request pipeline: every cross-cutting rule applied once, in order (credentials,
-//! routing, rate limit, access, body, idempotency, timeout, durability), around the
-//! handler the route names.
+//! routing, rate limit, access, free space, body, idempotency, timeout, durability),
+//! around the handler the route names.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use super::idempotency::{self, Guard};
 use super::limits::BucketKey;
 use super::response::Resp;
 use super::routes::{Access, Match, RouteId, Service};
-use super::{auth, body, classes, observe};
+use super::{auth, body, classes, observe, space};
 use crate::accounts::Session;
 use crate::webhooks::sign::SIGNATURE_HEADER;
 
@@ -172,6 +172,7 @@ async fn route(
     if let Some(Caller::Person(session)) = &caller {
         person_may(session, def.id, req.method(), req.headers())?;
     }
+    space::admit(app, def)?;
     let keyed = matches!(*req.method(), Method::POST | Method::PATCH)
         && req.headers().contains_key(idempotency::HEADER);
     let guard = match (&caller, keyed) {

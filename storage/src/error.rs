@@ -21,6 +21,33 @@ pub enum Error {
     /// A durable-commit wait failed because the flusher hit an error or stopped.
     #[error("durability not confirmed: {0}")]
     Flush(String),
+    /// A write was refused or failed for lack of space: the file system is full (or
+    /// the user's quota, or a file-size limit, is reached), or the server's write gate
+    /// refused it because free space is below its reserve. Nothing was written.
+    #[error("no space for the write: {0}")]
+    NoSpace(String),
+}
+
+impl Error {
+    /// An IO failure of `what`: [`Error::NoSpace`] when it means the disk is full.
+    pub(crate) fn io(what: &str, e: std::io::Error) -> Error {
+        if is_no_space(&e) {
+            Error::NoSpace(format!("{what}: {e}"))
+        } else {
+            Error::Engine(format!("{what}: {e}"))
+        }
+    }
+
+    /// Whether this is [`Error::NoSpace`].
+    pub fn is_no_space(&self) -> bool {
+        matches!(self, Error::NoSpace(_))
+    }
+}
+
+/// ENOSPC, EDQUOT and EFBIG: the write needs room the file system will not give.
+fn is_no_space(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+    matches!(e.kind(), StorageFull | QuotaExceeded | FileTooLarge)
 }
 
 /// Result alias used across the crate.
@@ -28,7 +55,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl From<sled::Error> for Error {
     fn from(e: sled::Error) -> Self {
-        Error::Engine(e.to_string())
+        match e {
+            // sled keeps the kind when it clones the error it stored for every later call.
+            sled::Error::Io(io) if is_no_space(&io) => Error::NoSpace(io.to_string()),
+            other => Error::Engine(other.to_string()),
+        }
     }
 }
 

@@ -64,8 +64,26 @@ struct State {
     /// Set when the commit thread has stopped: the sync thread stops once caught up.
     sync_stop: bool,
     /// Sticky: once an apply or flush fails nothing is acknowledged again (a failed fsync
-    /// may have dropped dirty pages, so retrying could report data durable that is not).
-    failed: Option<String>,
+    /// may have dropped dirty pages, so retrying could report data durable that is not;
+    /// and sled 0.34 keeps a failed log write as a global error until it is reopened).
+    failed: Option<Failure>,
+}
+
+/// Why the store failed; a full disk keeps its kind so the server can say so.
+#[derive(Clone)]
+struct Failure {
+    msg: String,
+    no_space: bool,
+}
+
+impl Failure {
+    fn error(&self) -> Error {
+        if self.no_space {
+            Error::NoSpace(self.msg.clone())
+        } else {
+            Error::Flush(self.msg.clone())
+        }
+    }
 }
 
 struct Shared {
@@ -98,12 +116,31 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn failure(&self) -> Option<String> {
-        lock(&self.state).failed.clone()
+    fn failure(&self) -> Option<Error> {
+        lock(&self.state).failed.as_ref().map(Failure::error)
     }
 
     fn fail(&self, msg: String) {
-        lock(&self.state).failed.get_or_insert(msg);
+        self.fail_with(Failure {
+            msg,
+            no_space: false,
+        });
+    }
+
+    /// Fails with `e`, keeping whether it was a full disk.
+    fn fail_on(&self, e: &Error) {
+        let msg = match e {
+            Error::NoSpace(m) => m.clone(),
+            other => other.to_string(),
+        };
+        self.fail_with(Failure {
+            msg,
+            no_space: e.is_no_space(),
+        });
+    }
+
+    fn fail_with(&self, failure: Failure) {
+        lock(&self.state).failed.get_or_insert(failure);
         // Taking the writer lock orders this after any writer that checked for failure
         // and is about to wait, so none sleeps through the wake-up.
         drop(lock(&self.writer));
@@ -208,8 +245,8 @@ impl GroupCommit {
         let shared = &*self.shared;
         let mut w = lock(&shared.writer);
         loop {
-            if let Some(msg) = shared.failure() {
-                return Err(TxError::Storage(Error::Flush(msg)));
+            if let Some(e) = shared.failure() {
+                return Err(TxError::Storage(e));
             }
             if !shared.full(&w.open) {
                 break;
@@ -244,7 +281,7 @@ impl GroupCommit {
     fn target(&self) -> Result<u64> {
         let target = self.shared.committed.load(Ordering::Acquire);
         match self.shared.failure() {
-            Some(msg) => Err(Error::Flush(msg)),
+            Some(e) => Err(e),
             None => Ok(target),
         }
     }
@@ -254,7 +291,7 @@ impl GroupCommit {
         if st.durable >= target {
             Some(Ok(()))
         } else {
-            st.failed.as_ref().map(|msg| Err(Error::Flush(msg.clone())))
+            st.failed.as_ref().map(|f| Err(f.error()))
         }
     }
 
@@ -278,8 +315,8 @@ impl GroupCommit {
             if st.durable >= target {
                 return Ok(());
             }
-            if let Some(msg) = &st.failed {
-                return Err(Error::Flush(msg.clone()));
+            if let Some(f) = &st.failed {
+                return Err(f.error());
             }
             st = self
                 .shared
@@ -289,7 +326,7 @@ impl GroupCommit {
         }
     }
 
-    pub(crate) fn failure(&self) -> Option<String> {
+    pub(crate) fn failure(&self) -> Option<Error> {
         self.shared.failure()
     }
 
@@ -344,7 +381,7 @@ impl GroupCommit {
 pub(crate) fn sync(db: &sled::Db, log: &File) -> Result<()> {
     db.flush()?;
     log.sync_data()
-        .map_err(|e| Error::Engine(format!("fdatasync of the log: {e}")))
+        .map_err(|e| Error::io("fdatasync of the log", e))
 }
 
 /// Marks the store failed if a storage thread unwinds, so no waiter hangs on it.
@@ -408,7 +445,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
                 mirror.apply(&batch);
                 shared.observer.batch_applied(batch.entries());
             }
-            Err(e) => shared.fail(e.to_string()),
+            Err(e) => shared.fail_on(e),
         }
         // sled holds the batch now (or the store has failed): read through to it.
         lock(&shared.writer).committing = None;
@@ -420,7 +457,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
         match db.flush() {
             Ok(_) => shared.written(generation),
             Err(e) => {
-                shared.fail(Error::from(e).to_string());
+                shared.fail_on(&Error::from(e));
                 return;
             }
         }
@@ -454,7 +491,7 @@ fn sync_loop(shared: &Shared, log: &File) {
                 shared.publish(target)
             }
             Err(e) => {
-                shared.fail(format!("fdatasync of the log: {e}"));
+                shared.fail_on(&Error::io("fdatasync of the log", e));
                 return;
             }
         }

@@ -18,6 +18,7 @@ mod backup;
 mod capture;
 mod codec;
 mod error;
+mod gate;
 mod group_commit;
 pub mod keys;
 mod mirror;
@@ -35,6 +36,7 @@ use std::sync::Arc;
 
 pub use backup::{ExportItem, ExportSummary, Import, SnapshotInfo};
 pub use error::{Error, Result, TxError};
+pub use gate::WriteGate;
 pub use group_commit::BatchLimits;
 pub use keys::Key;
 pub use observe::CommitObserver;
@@ -73,6 +75,7 @@ struct Inner {
     trees: Vec<sled::Tree>,
     mirror: Arc<Mirror>,
     commits: GroupCommit,
+    gate: gate::Gate,
 }
 
 impl Drop for Inner {
@@ -149,6 +152,7 @@ impl Store {
                 trees,
                 mirror,
                 commits,
+                gate: gate::Gate::default(),
             }),
         })
     }
@@ -161,7 +165,9 @@ impl Store {
     /// waits first if the open batch is full. On `Ok` its writes join the open batch:
     /// later closures see them at once, plain reads once the batch is applied (see the
     /// crate docs), and they are durable only after [`Store::durable`]. On abort or
-    /// failure nothing is written. Fails with [`Error::Flush`] once the store has failed.
+    /// failure nothing is written. Fails with [`Error::Flush`] once the store has failed
+    /// ([`Error::NoSpace`] if it failed for lack of space), and with [`Error::NoSpace`],
+    /// before `f` runs, when the [`WriteGate`] refuses.
     ///
     /// `f` must not call back into the store's transactions or durable waits (it holds
     /// the writer lock), nor do network IO.
@@ -169,7 +175,13 @@ impl Store {
         &self,
         f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
     ) -> std::result::Result<R, TxError<E>> {
+        self.inner.gate.admit().map_err(TxError::Storage)?;
         self.inner.commits.transact(f)
+    }
+
+    /// Asks `g` before every transaction from now on; `false` if a gate was set already.
+    pub fn gate(&self, g: Arc<dyn WriteGate>) -> bool {
+        self.inner.gate.set(g)
     }
 
     /// Waits until everything committed (every `transact` that returned `Ok`) before this
@@ -289,8 +301,8 @@ impl Store {
     }
 
     pub fn check(&self) -> Result<()> {
-        if let Some(msg) = self.inner.commits.failure() {
-            return Err(Error::Flush(msg));
+        if let Some(e) = self.inner.commits.failure() {
+            return Err(e);
         }
         self.tree::<tables::Meta>().get(b"schema_version")?;
         Ok(())

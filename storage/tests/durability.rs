@@ -1,13 +1,16 @@
 //! Integration tests of durable commit in one process: concurrent group-commit waiters
-//! (async and blocking), reopening after them, backpressure, and failure reporting.
+//! (async and blocking), reopening after them, backpressure, failure reporting and the
+//! write gate.
 
 mod common;
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use common::{event, event_keys, open, records_with_prefix, temp_store, write_with_event};
 use storage::tables::Meta;
-use storage::{Abort, BatchLimits, Error, Store, TxError};
+use storage::{Abort, BatchLimits, Error, Store, TxError, WriteGate};
 
 /// Commits a record and its event like [`write_with_event`], returning the outcome.
 fn try_write(store: &Store, key: &str, value: u64) -> Result<(), TxError<()>> {
@@ -201,4 +204,42 @@ fn writers_held_back_by_a_tiny_batch_bound_all_complete() {
         event_keys(&store),
         records.keys().cloned().collect::<BTreeSet<_>>()
     );
+}
+
+/// Refuses while `full` is set.
+struct Switch(AtomicBool);
+
+impl WriteGate for Switch {
+    fn admit(&self) -> Result<(), String> {
+        if self.0.load(Ordering::Relaxed) {
+            Err("below the reserve".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn the_write_gate_refuses_before_the_closure_runs_and_admits_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let gate = Arc::new(Switch(AtomicBool::new(true)));
+    assert!(store.gate(gate.clone()));
+    let mut ran = false;
+    let refused = store.transact(|tx| {
+        ran = true;
+        tx.insert::<Meta>(&"k".to_string(), &1)?;
+        Ok::<_, Abort<()>>(())
+    });
+    assert!(
+        matches!(refused, Err(TxError::Storage(Error::NoSpace(ref m))) if m == "below the reserve")
+    );
+    assert!(!ran, "a refused closure never runs");
+    // A refusal is not a failure of the store: reads, health and later writes are fine.
+    store.check().unwrap();
+    gate.0.store(false, Ordering::Relaxed);
+    write_with_event(&store, "k000001", 1);
+    store.durable_blocking().unwrap();
+    assert_eq!(store.get::<Meta>(&"k000001".to_string()).unwrap(), Some(1));
+    assert_eq!(store.get::<Meta>(&"k".to_string()).unwrap(), None);
 }

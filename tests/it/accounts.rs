@@ -500,6 +500,20 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
         "short\n",
     );
     assert!(!ok, "a short password is refused");
+    let (ok, _) = admin_with_stdin(
+        &[
+            "users",
+            "create",
+            "--name",
+            "ann",
+            "--role",
+            "packer",
+            "--data-dir",
+            d,
+        ],
+        "",
+    );
+    assert!(!ok, "a taken name is refused");
 
     let server = ChildServer::start(dir.path(), &[]).await;
     // The first start wrote a bootstrap admin beside the bootstrap client.
@@ -509,6 +523,12 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
     .unwrap();
     assert!(boot["client_id"].is_string(), "{boot}");
     assert_eq!(boot["admin_user"]["username"], "admin");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("bootstrap-credentials.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
     let admin_password = boot["admin_user"]["password"].as_str().unwrap().to_string();
     let http = console_client(dir.path());
     let admin = log_in(&http, &server.base, "admin", &admin_password).await;

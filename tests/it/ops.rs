@@ -117,36 +117,43 @@ async fn an_online_backup_while_orders_are_created_restores_every_order_acknowle
     }
     drop(enough_tx);
     enough_rx.recv().await.unwrap();
-    let before: Vec<(String, String)> = acked.lock().unwrap().clone();
+    // A small database backs up in milliseconds, so on a loaded machine one backup may
+    // begin and end between two acknowledgements; take backups until one overlaps writes
+    // that were served meanwhile (each is checked the same way; the overlapping one is kept).
     let backups = tempfile::tempdir().unwrap();
-    let file = backups.path().join("live.backup");
-    let out = {
-        let (dir, file) = (s.dir.path().to_path_buf(), file.clone());
-        tokio::task::spawn_blocking(move || {
-            run(&["backup", "--data-dir", path(&dir), "--out", path(&file)])
-        })
-        .await
-        .unwrap()
-    };
-    let during = acked.lock().unwrap().len();
+    let mut overlapped = None;
+    for attempt in 0..20 {
+        let before: Vec<(String, String)> = acked.lock().unwrap().clone();
+        let file = backups.path().join(format!("live-{attempt}.backup"));
+        let out = {
+            let (dir, file) = (s.dir.path().to_path_buf(), file.clone());
+            tokio::task::spawn_blocking(move || {
+                run(&["backup", "--data-dir", path(&dir), "--out", path(&file)])
+            })
+            .await
+            .unwrap()
+        };
+        let during = acked.lock().unwrap().len();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            report["schema_version"].as_u64(),
+            Some(u64::from(storage::SCHEMA_VERSION))
+        );
+        if during > before.len() {
+            overlapped = Some((before, file));
+            break;
+        }
+    }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for w in writers {
         w.await.unwrap();
     }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        report["schema_version"].as_u64(),
-        Some(u64::from(storage::SCHEMA_VERSION))
-    );
-    assert!(
-        during > before.len(),
-        "writes were served while the backup ran"
-    );
+    let (before, file) = overlapped.expect("writes were served while a backup ran");
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the backup holds keys");

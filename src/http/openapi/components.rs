@@ -46,8 +46,10 @@ pub(super) fn components(service: Service) -> Value {
     }));
     schemas.insert("Health".into(), json!({
         "type": "object", "required": ["status", "version", "uptimeSeconds", "storage"],
-        "properties": { "status": {"enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"},
-            "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]}}},
+        "properties": { "status": {"enum": ["ok", "degraded", "unavailable"]}, "version": {"type": "string"}, "uptimeSeconds": {"type": "integer"},
+            "reason": {"type": "string", "description": "Why the service is degraded: short of disk space, writes refused (507) while reads work"},
+            "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "low_space", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]},
+                "freeBytes": {"type": ["integer", "null"]}, "minFreeBytes": {"type": "integer", "description": "The reserve (min_free_space_mb); 0 when off"}}},
             "error": schema_ref("Error") }
     }));
     schemas.insert("TokenRequest".into(), json!({
@@ -123,5 +125,6 @@ fn responses() -> Value {
             "content": json_content(schema_ref("Error")) },
         "Unavailable": error_response("unavailable: storage failing or a queue full; retry after Retry-After"),
         "Internal": error_response("internal_error: logged; never carries internals"),
+        "InsufficientStorage": error_response("insufficient_storage: the disk is nearly full; writes are refused until space is freed, reads still work"),
     })
 }

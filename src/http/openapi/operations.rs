@@ -53,7 +53,7 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             vec![],
             None,
             vec![
-                ok(200, "Healthy", schema_ref("Health")),
+                ok(200, "Healthy, or degraded: short of disk space, writes refused while reads work", schema_ref("Health")),
                 ok(503, "Storage is failing", schema_ref("Health")),
             ],
         ),
@@ -277,6 +277,9 @@ pub(super) fn operation(def: &RouteDef) -> Value {
     if writes && def.access == Access::Client {
         errors.extend(["ValidationError", "Conflict"]);
     }
+    if super::super::space::may_write(def) {
+        errors.push("InsufficientStorage");
+    }
     for name in errors {
         let code = match name {
             "BadRequest" => "400",
@@ -289,6 +292,7 @@ pub(super) fn operation(def: &RouteDef) -> Value {
             "ValidationError" => "422",
             "RateLimited" => "429",
             "Unavailable" => "503",
+            "InsufficientStorage" => "507",
             _ => "500",
         };
         if !responses.iter().any(|(c, _)| c == code) {

@@ -45,10 +45,18 @@ impl ChildServer {
     }
 
     pub fn spawn_with_env(dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> ChildServer {
-        let mut child = serve_command(dir)
+        let mut command = serve_command(dir);
+        command
             .args(extra)
             .env("RUST_LOG", "warn")
-            .envs(env.iter().map(|(k, v)| (*k, *v)))
+            .envs(env.iter().map(|(k, v)| (*k, *v)));
+        ChildServer::spawn_command(command, dir)
+    }
+
+    /// Runs `command` (a `fulfilld serve`, perhaps behind a wrapper) and waits for its
+    /// ready line; `dir` is where this process finds the server's data dir.
+    pub fn spawn_command(mut command: Command, dir: &Path) -> ChildServer {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
