@@ -43,7 +43,7 @@ pub fn class(id: RouteId) -> Class {
     use RouteId::*;
     match id {
         Health | Token | OpenApi | Docs | Metrics | PackingHealth | PackingOpenApi
-        | ConsoleLoginForm | ConsoleLogin => Class::Open,
+        | ConsoleLoginForm | ConsoleLogin | ConsoleShell | ConsolePage => Class::Open,
         ConsoleLogout | ConsoleSession => Class::Session,
         ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents
         | PackageInstructions | PackageDiagram | PackageSlip => Class::ReadOrders,

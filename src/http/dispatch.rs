@@ -6,8 +6,8 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, console_admin, health, inbound, inventory, login, metrics, orders, package_views,
-    packages, packing_api, products, warehouses, webhooks,
+    bulk_import, console, console_admin, health, inbound, inventory, login, metrics, orders,
+    package_views, packages, packing_api, products, warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
@@ -64,6 +64,7 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::ConsoleLogin => login::login(ctx).await,
         RouteId::ConsoleLogout => login::logout(ctx),
         RouteId::ConsoleSession => login::session(ctx),
+        RouteId::ConsoleShell | RouteId::ConsolePage => console::serve(ctx),
         RouteId::ListUsers => console_admin::list_users(ctx).await,
         RouteId::CreateUser => console_admin::create_user(ctx).await,
         RouteId::DeleteUser => console_admin::delete_user(ctx).await,

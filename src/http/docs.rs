@@ -132,7 +132,7 @@ text-align:center;border-radius:4px;color:#fff;margin-right:.5em}.GET{background
 pub fn render(doc: &Value) -> String {
     let title = doc["info"]["title"].as_str().unwrap_or("API");
     let mut out = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{CSS}</style></head><body><h1>{t}</h1><p>Version {v} · <a href=\"openapi.json\">openapi.json</a></p>{intro}",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{CSS}</style></head><body><h1>{t}</h1><p>Version {v} · <a href=\"openapi.json\">openapi.json</a> · <a href=\"/console/reference\">try it in the console</a></p>{intro}",
         t = esc(title),
         v = esc(doc["info"]["version"].as_str().unwrap_or("")),
         intro = markdown(doc["info"]["description"].as_str().unwrap_or("")),

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod body;
 pub mod bulk_import;
 pub mod classes;
+mod console;
 mod console_admin;
 pub mod ctx;
 mod dispatch;

@@ -4,6 +4,7 @@
 mod accounts;
 mod auth;
 mod bulk_import;
+mod console;
 mod contract;
 mod crash_files;
 mod disk_full;

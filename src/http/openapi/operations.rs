@@ -228,9 +228,9 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         CarrierTracking => (vec![], Some(body_of("CarrierTracking")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown tracking number", schema_ref("InboundResult"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),
         // Not in the documents (`RouteDef::documented`): the console's own endpoints.
-        ConsoleLoginForm | ConsoleLogin | ConsoleLogout | ConsoleSession | ListUsers
-        | CreateUser | DeleteUser | ListClients | CreateClient | DeleteClient
-        | SetInboundSecret => (vec![], None, vec![]),
+        ConsoleLoginForm | ConsoleLogin | ConsoleLogout | ConsoleSession | ConsoleShell
+        | ConsolePage | ListUsers | CreateUser | DeleteUser | ListClients | CreateClient
+        | DeleteClient | SetInboundSecret => (vec![], None, vec![]),
     }
 }
 

@@ -3,6 +3,7 @@
 //! helper per endpoint, seed data, signed callbacks, a real webhook receiver and kill -9
 //! runs. Nothing here mocks storage or HTTP.
 
+pub mod browser;
 mod callbacks;
 mod child;
 mod client;
