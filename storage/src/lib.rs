@@ -20,6 +20,7 @@ mod codec;
 mod error;
 mod gate;
 mod group_commit;
+mod hold;
 pub mod keys;
 mod mirror;
 mod observe;
@@ -39,6 +40,7 @@ pub use backup::{ExportItem, ExportSummary, Import, SnapshotInfo};
 pub use error::{Error, Result, TxError};
 pub use gate::WriteGate;
 pub use group_commit::BatchLimits;
+pub use hold::unheld;
 pub use keys::Key;
 pub use observe::CommitObserver;
 pub use records::*;
@@ -192,6 +194,16 @@ impl Store {
     /// Asks `g` before every transaction from now on; `false` if a gate was set already.
     pub fn gate(&self, g: Arc<dyn WriteGate>) -> bool {
         self.inner.gate.set(g)
+    }
+
+    /// Runs `fut` under a hold: every transaction it commits within one poll joins the
+    /// same batch as that poll's first write, so they reach the disk together or not at
+    /// all. A pin lasts one poll, never across an await (writes before an await land in
+    /// earlier batches; see [`unheld`]). Inside, do not wait for durability of your own
+    /// writes before the poll ends: their batch cannot be taken until it does.
+    pub async fn hold<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| hold::poll_held(&self.inner.commits, fut.as_mut(), cx)).await
     }
 
     /// Waits until everything committed (every `transact` that returned `Ok`) before this
