@@ -6,6 +6,7 @@ mod auth;
 mod bulk_import;
 mod contract;
 mod crash_files;
+mod crash_idempotency;
 mod disk_full;
 mod fulfillment;
 mod http_rules;
