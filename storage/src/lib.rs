@@ -179,7 +179,8 @@ impl Store {
     /// crate docs), and they are durable only after [`Store::durable`]. On abort or
     /// failure nothing is written. Fails with [`Error::Flush`] once the store has failed
     /// ([`Error::NoSpace`] if it failed for lack of space), and with [`Error::NoSpace`],
-    /// before `f` runs, when the [`WriteGate`] refuses.
+    /// before `f` runs, when the [`WriteGate`] refuses (never inside a held poll that
+    /// already pins a batch, see [`Store::hold`]).
     ///
     /// `f` must not call back into the store's transactions or durable waits (it holds
     /// the writer lock), nor do network IO.
@@ -187,7 +188,11 @@ impl Store {
         &self,
         f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
     ) -> std::result::Result<R, TxError<E>> {
-        self.inner.gate.admit().map_err(TxError::Storage)?;
+        // A poll that pins a batch completes what its first, admitted, write began: a
+        // change is never kept without the record written after it (`hold.rs`).
+        if hold::current(self.inner.commits.id()) != Some(true) {
+            self.inner.gate.admit().map_err(TxError::Storage)?;
+        }
         self.inner.commits.transact(f)
     }
 

@@ -143,3 +143,42 @@ fn a_held_future_that_awaits_after_writing_is_caught_in_debug_builds() {
         put(&store, "record", 2);
     }));
 }
+
+/// Refuses every transaction once `closed` is set.
+struct Switch(std::sync::atomic::AtomicBool);
+
+impl crate::WriteGate for Switch {
+    fn admit(&self) -> std::result::Result<(), String> {
+        if self.0.load(Ordering::SeqCst) {
+            Err("below the reserve".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn the_write_gate_closing_after_a_held_change_still_admits_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), BatchLimits::default());
+    let gate = Arc::new(Switch(Default::default()));
+    assert!(store.gate(gate.clone()));
+    let recorded = runtime().block_on(store.hold(async {
+        put(&store, "change", 1);
+        gate.0.store(true, Ordering::SeqCst);
+        store.transact(|tx| {
+            tx.insert::<Meta>(&"record".to_string(), &2)?;
+            Ok::<_, Abort<()>>(())
+        })
+    }));
+    assert!(recorded.is_ok(), "{recorded:?}");
+    // Outside a pinned poll the gate refuses, before anything is written.
+    let refused = store.transact(|tx| {
+        tx.insert::<Meta>(&"later".to_string(), &3)?;
+        Ok::<_, Abort<()>>(())
+    });
+    assert!(matches!(refused, Err(TxError::Storage(Error::NoSpace(_)))));
+    store.durable_blocking().unwrap();
+    assert_eq!(meta(&store, "record"), Some(2));
+    assert_eq!(meta(&store, "later"), None);
+}
