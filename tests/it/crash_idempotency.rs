@@ -334,3 +334,28 @@ async fn keyed_adjustments_and_ships_retried_across_crashes_apply_exactly_once()
         }
     }
 }
+
+/// The console's own routes do not take the key: their writes run off the runtime,
+/// where a hold cannot keep them with a stored response, and a stored answer would
+/// replay a client secret shown once. Two keyed creations make two clients.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_routes_do_not_take_the_idempotency_key() {
+    let s = crate::support::Server::start().await;
+    let http = s.console_client();
+    let ada = s.person("ada", "admin").await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let resp = ada
+            .req(&http, Method::POST, &s.url("/console/api/clients"), true)
+            .header("Idempotency-Key", "console-1")
+            .json(&json!({"name": "wms", "tier": "pro"}))
+            .send()
+            .await
+            .unwrap();
+        assert!(resp.headers().get("idempotent-replayed").is_none());
+        let (status, v) = crate::support::body(resp).await;
+        assert_eq!(status, 201, "{v}");
+        ids.push(v["clientId"].as_str().unwrap().to_string());
+    }
+    assert_ne!(ids[0], ids[1], "each keyed console request is its own");
+}
