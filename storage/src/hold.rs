@@ -12,8 +12,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::group_commit::GroupCommit;
-
 /// The hold in scope on this thread while a held future is polled.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Scope {
@@ -42,31 +40,31 @@ pub(crate) fn set_pinned(pinned: bool) {
 
 /// Ends a poll's scope even if the poll panics, releasing its pin.
 struct PollScope<'a> {
-    commits: &'a GroupCommit,
+    unpin: &'a dyn Fn(),
     previous: Option<Scope>,
 }
 
 impl Drop for PollScope<'_> {
     fn drop(&mut self) {
         if let Some(Scope { pinned: true, .. }) = CURRENT.replace(self.previous) {
-            self.commits.unpin();
+            (self.unpin)();
         }
     }
 }
 
-/// Polls `fut` once with a hold on `commits` in scope (or inside the hold already in
-/// scope, when holds nest).
+/// Polls `fut` once with a hold on the group commit `store` in scope (or inside the
+/// hold already in scope, when holds nest); `unpin` ends the pin its writes took.
 pub(crate) fn poll_held<F: Future>(
-    commits: &GroupCommit,
+    store: usize,
+    unpin: &dyn Fn(),
     fut: Pin<&mut F>,
     cx: &mut Context<'_>,
 ) -> Poll<F::Output> {
-    let store = commits.id();
     if current(store).is_some() {
         return fut.poll(cx);
     }
     let scope = PollScope {
-        commits,
+        unpin,
         previous: CURRENT.replace(Some(Scope {
             store,
             pinned: false,

@@ -208,7 +208,9 @@ impl Store {
     /// writes before the poll ends: their batch cannot be taken until it does.
     pub async fn hold<F: std::future::Future>(&self, fut: F) -> F::Output {
         let mut fut = std::pin::pin!(fut);
-        std::future::poll_fn(|cx| hold::poll_held(&self.inner.commits, fut.as_mut(), cx)).await
+        let commits = &self.inner.commits;
+        let unpin = || commits.unpin();
+        std::future::poll_fn(|cx| hold::poll_held(commits.id(), &unpin, fut.as_mut(), cx)).await
     }
 
     /// Waits until everything committed (every `transact` that returned `Ok`) before this
