@@ -78,6 +78,9 @@ struct CreateOrders {
     /// externalId prefix (default ORD)
     #[argh(option, default = "String::from(\"ORD\")")]
     prefix: String,
+    /// send each order with an Idempotency-Key (its externalId)
+    #[argh(switch)]
+    keyed: bool,
 }
 
 /// Import orders with CSV bulk imports of `batch` orders each, timing each import.
@@ -329,19 +332,26 @@ async fn main() {
             }
         }
         Cmd::CreateOrders(a) => {
-            let prefix = a.prefix.clone();
+            let (prefix, keyed) = (a.prefix.clone(), a.keyed);
             run(
-                "POST /api/orders (durable)",
+                if keyed {
+                    "POST /api/orders with Idempotency-Key (durable)"
+                } else {
+                    "POST /api/orders (durable)"
+                },
                 &c,
                 n,
                 Some(a.n),
                 None,
                 move |c, i, rng| {
-                    c.req(M::POST, "/api/orders").json(&order_body(
-                        &format!("{prefix}-{i}"),
-                        rng,
-                        a.skus,
-                    ))
+                    let external = format!("{prefix}-{i}");
+                    let req = c.req(M::POST, "/api/orders");
+                    let req = if keyed {
+                        req.header("Idempotency-Key", &external)
+                    } else {
+                        req
+                    };
+                    req.json(&order_body(&external, rng, a.skus))
                 },
             )
             .await;

@@ -276,6 +276,17 @@ pub fn get(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
     store.get::<Orders>(&id)
 }
 
+/// The order as the last committed transaction left it: unlike [`get`], it sees a
+/// commit whose batch is not applied yet (another writer's, seen by one's own closure).
+pub fn get_committed(store: &Store, id: u128) -> storage::Result<Option<OrderRecord>> {
+    store
+        .transact(|tx| Ok::<_, storage::Abort<std::convert::Infallible>>(tx.get::<Orders>(&id)?))
+        .map_err(|e| match e {
+            storage::TxError::Storage(e) => e,
+            storage::TxError::Aborted(never) => match never {},
+        })
+}
+
 /// Releases every reservation of `o` (inside the caller's transaction).
 fn release(
     tx: &Tx<'_>,

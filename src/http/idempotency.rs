@@ -142,6 +142,32 @@ impl Idempotency {
     }
 }
 
+/// Test-only crash hook, read once from `FULFILLD_TEST_CRASH_AFTER_CHANGE=KEY`: the
+/// request with `Idempotency-Key: KEY` that wrote aborts the process after its change
+/// and before its response is stored, having first given storage half a second to make
+/// the change durable on its own (which it does unless the change is held with its
+/// response). Never set in production.
+pub fn crash_after_change(store: &Store, guard: &Guard) {
+    use std::sync::OnceLock;
+    static KEY: OnceLock<Option<String>> = OnceLock::new();
+    let key = KEY.get_or_init(|| std::env::var("FULFILLD_TEST_CRASH_AFTER_CHANGE").ok());
+    if key.as_deref() != Some(guard.key.1.as_str()) {
+        return;
+    }
+    // Waits on another thread: where the change and its response share a batch, that
+    // batch is pinned by this very poll and the wait would never end.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let store = store.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(store.durable_blocking());
+    });
+    let _ = rx.recv_timeout(std::time::Duration::from_millis(500));
+    eprintln!(
+        "FULFILLD_TEST_CRASH_AFTER_CHANGE: aborting between a change and its stored response"
+    );
+    std::process::abort();
+}
+
 fn reused() -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,

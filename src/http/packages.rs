@@ -270,7 +270,9 @@ pub fn ship(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 /// warehouse's boxes were fixed, or with `auto_pack` off) and returns the order.
 pub async fn pack(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_order_id(ctx.param("id"))?;
-    let order = order_packing::requeue(&ctx.app.store, id)
+    // Outside the request's hold: packing awaits the pool next, and a requeue is safe
+    // to repeat.
+    let order = storage::unheld(|| order_packing::requeue(&ctx.app.store, id))
         .map_err(|e| match e {
             storage::TxError::Storage(e) => ApiError::from(e),
             storage::TxError::Aborted(never) => match never {},
@@ -316,8 +318,9 @@ pub async fn pack(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
                 o.pending_reason.as_deref().unwrap_or("unknown reason")
             ),
         )),
-        // Packed meanwhile by the background packer, or cancelled.
-        Packed::Skipped => match crate::domain::orders::get(&ctx.app.store, id)? {
+        // Packed meanwhile by the background packer, or cancelled: its commit may not
+        // be applied yet, so it is read as committed.
+        Packed::Skipped => match crate::domain::orders::get_committed(&ctx.app.store, id)? {
             Some(o) if o.status == storage::OrderStatus::Processing => {
                 Ok(json(StatusCode::OK, &order_out(&o)))
             }

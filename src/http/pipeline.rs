@@ -176,7 +176,10 @@ async fn route(
     let keyed = matches!(*req.method(), Method::POST | Method::PATCH)
         && req.headers().contains_key(idempotency::HEADER);
     let guard = match (&caller, keyed) {
-        (Some(c), true) => {
+        // Not on the console's own routes: their writes run off the runtime (password
+        // hashing, waits for durability), where a hold cannot keep them with a stored
+        // response, and a stored answer there would replay a secret shown once.
+        (Some(c), true) if def.access != Access::Console => {
             let key = idempotency::validate_key(&req.headers()[idempotency::HEADER])?;
             Some(api.idempotency.enter(c.id(), key)?)
         }
@@ -288,22 +291,34 @@ async fn run_idempotent(
         ctx.wrote();
         return durable(ctx, stored).await;
     }
-    let resp = dispatch(id, ctx, api)
-        .await
-        .unwrap_or_else(ApiError::into_response);
-    let (parts, body) = resp.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
-    let resp = Resp::from_parts(parts, http_body_util::Full::new(bytes.clone()));
-    if api
-        .idempotency
-        .finish(&app.store, &guard, hash, &resp, &bytes, ctx.now)?
-    {
-        ctx.wrote();
-    }
+    // Under a hold, the handler's writes since its last await (all of them, but for a
+    // pack's repeatable requeue) and the stored response join one commit batch: after a
+    // crash both exist or neither does.
+    let resp = app
+        .store
+        .hold(async {
+            let resp = dispatch(id, ctx, api)
+                .await
+                .unwrap_or_else(ApiError::into_response);
+            let (parts, body) = resp.into_parts();
+            let bytes = body
+                .collect()
+                .await
+                .map(|c| c.to_bytes())
+                .unwrap_or_default();
+            let resp = Resp::from_parts(parts, http_body_util::Full::new(bytes.clone()));
+            if ctx.wrote {
+                idempotency::crash_after_change(&app.store, &guard);
+            }
+            if api
+                .idempotency
+                .finish(&app.store, &guard, hash, &resp, &bytes, ctx.now)?
+            {
+                ctx.wrote();
+            }
+            Ok::<_, ApiError>(resp)
+        })
+        .await?;
     let resp = durable(ctx, resp).await?;
     drop(guard);
     Ok(resp)

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::capture::Capture;
 use crate::error::{Error, Result, TxError};
+use crate::hold;
 use crate::mirror::Mirror;
 use crate::observe::{CommitObserver, Observer};
 use crate::txn::{self, Abort, Layers, Tx};
@@ -54,6 +55,11 @@ struct Writer {
     /// The seal's (table, key) while it is stored and no write has followed it: the
     /// next closure with writes removes it in its own batch (see `seal.rs`).
     seal: Option<(usize, IVec)>,
+    /// Polls of held futures (`hold.rs`) whose writes are in `open`: it is not taken
+    /// while any is running.
+    pins: usize,
+    /// The committer waits for `pins` to drain: no new pin may start meanwhile.
+    sealing: bool,
     stop: bool,
     #[cfg(test)]
     hooks: hooks::Hooks,
@@ -246,17 +252,27 @@ impl GroupCommit {
 
     /// Runs `f` under the writer lock and, if it returns `Ok` with writes, adds them to
     /// the open batch. Waits first while the open batch is full.
+    ///
+    /// Under a hold (`hold.rs`) the first write pins the open batch; a pinned poll's
+    /// closures join that batch whatever its size (the committer waits for them), and an
+    /// unpinned one waits while the committer is draining pins, so pins cannot starve it.
     pub(crate) fn transact<R, E>(
         &self,
         f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
     ) -> std::result::Result<R, TxError<E>> {
         let shared = &*self.shared;
+        let held = hold::current(self.id());
         let mut w = lock(&shared.writer);
         loop {
             if let Some(e) = shared.failure() {
                 return Err(TxError::Storage(e));
             }
-            if !shared.full(&w.open) {
+            if held == Some(true) {
+                break;
+            }
+            // A new pin must not hold up a batch the committer is already waiting for.
+            let must_wait = shared.full(&w.open) || (held.is_some() && w.sealing);
+            if !must_wait {
                 break;
             }
             #[cfg(test)]
@@ -277,6 +293,10 @@ impl GroupCommit {
             }
             let was_idle = w.open.is_empty();
             w.open.merge(writes);
+            if held == Some(false) {
+                w.pins += 1;
+                hold::set_pinned(true);
+            }
             let generation = shared.committed.load(Ordering::Relaxed) + 1;
             shared.committed.store(generation, Ordering::Release);
             w.open_gen = generation;
@@ -307,6 +327,21 @@ impl GroupCommit {
             shared.work.notify_one();
         }
         Ok(())
+    }
+
+    /// Identifies this store's writer to holds.
+    pub(crate) fn id(&self) -> usize {
+        Arc::as_ptr(&self.shared) as usize
+    }
+
+    /// Ends a held poll's pin on the open batch (see `hold.rs`).
+    pub(crate) fn unpin(&self) {
+        let mut w = lock(&self.shared.writer);
+        w.pins -= 1;
+        if w.pins == 0 {
+            drop(w);
+            self.shared.work.notify_one();
+        }
     }
 
     /// The generation a durable wait started now must reach, or the sticky failure.
@@ -341,6 +376,16 @@ impl GroupCommit {
     }
 
     pub(crate) fn wait_durable_blocking(&self) -> Result<()> {
+        let pinned = hold::current(self.id()) == Some(true);
+        debug_assert!(
+            !pinned,
+            "a held poll waited for durability of the batch it holds open"
+        );
+        if pinned {
+            // Its batch cannot be taken while it is pinned: the wait ends the pin.
+            hold::set_pinned(false);
+            self.unpin();
+        }
         let target = self.target()?;
         let mut st = lock(&self.shared.state);
         loop {
@@ -445,9 +490,13 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
                 #[cfg(not(test))]
                 let held = false;
                 if !w.open.is_empty() && !held {
-                    break;
-                }
-                if w.stop {
+                    if w.pins == 0 {
+                        break;
+                    }
+                    w.sealing = true;
+                    #[cfg(test)]
+                    shared.hooked.notify_all();
+                } else if w.stop {
                     return;
                 }
                 w = shared.work.wait(w).unwrap_or_else(|e| e.into_inner());
@@ -455,6 +504,7 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
             let batch = Arc::new(std::mem::take(&mut w.open));
             let generation = w.open_gen;
             w.committing = Some(Arc::clone(&batch));
+            w.sealing = false;
             let capture = w.capture.clone();
             // The next batch starts filling while this one is applied and flushed.
             shared.room.notify_all();

@@ -20,6 +20,7 @@ mod codec;
 mod error;
 mod gate;
 mod group_commit;
+mod hold;
 pub mod keys;
 mod mirror;
 mod observe;
@@ -39,6 +40,7 @@ pub use backup::{ExportItem, ExportSummary, Import, SnapshotInfo};
 pub use error::{Error, Result, TxError};
 pub use gate::WriteGate;
 pub use group_commit::BatchLimits;
+pub use hold::unheld;
 pub use keys::Key;
 pub use observe::CommitObserver;
 pub use records::*;
@@ -177,7 +179,8 @@ impl Store {
     /// crate docs), and they are durable only after [`Store::durable`]. On abort or
     /// failure nothing is written. Fails with [`Error::Flush`] once the store has failed
     /// ([`Error::NoSpace`] if it failed for lack of space), and with [`Error::NoSpace`],
-    /// before `f` runs, when the [`WriteGate`] refuses.
+    /// before `f` runs, when the [`WriteGate`] refuses (never inside a held poll that
+    /// already pins a batch, see [`Store::hold`]).
     ///
     /// `f` must not call back into the store's transactions or durable waits (it holds
     /// the writer lock), nor do network IO.
@@ -185,13 +188,29 @@ impl Store {
         &self,
         f: impl FnOnce(&Tx<'_>) -> std::result::Result<R, Abort<E>>,
     ) -> std::result::Result<R, TxError<E>> {
-        self.inner.gate.admit().map_err(TxError::Storage)?;
+        // A poll that pins a batch completes what its first, admitted, write began: a
+        // change is never kept without the record written after it (`hold.rs`).
+        if hold::current(self.inner.commits.id()) != Some(true) {
+            self.inner.gate.admit().map_err(TxError::Storage)?;
+        }
         self.inner.commits.transact(f)
     }
 
     /// Asks `g` before every transaction from now on; `false` if a gate was set already.
     pub fn gate(&self, g: Arc<dyn WriteGate>) -> bool {
         self.inner.gate.set(g)
+    }
+
+    /// Runs `fut` under a hold: every transaction it commits within one poll joins the
+    /// same batch as that poll's first write, so they reach the disk together or not at
+    /// all. A pin lasts one poll, never across an await (writes before an await land in
+    /// earlier batches; see [`unheld`]). Inside, do not wait for durability of your own
+    /// writes before the poll ends: their batch cannot be taken until it does.
+    pub async fn hold<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        let commits = &self.inner.commits;
+        let unpin = || commits.unpin();
+        std::future::poll_fn(|cx| hold::poll_held(commits.id(), &unpin, fut.as_mut(), cx)).await
     }
 
     /// Waits until everything committed (every `transact` that returned `Ok`) before this

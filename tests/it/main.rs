@@ -7,6 +7,7 @@ mod bulk_import;
 mod console;
 mod contract;
 mod crash_files;
+mod crash_idempotency;
 mod disk_full;
 mod fulfillment;
 mod http_rules;

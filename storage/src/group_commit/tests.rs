@@ -260,3 +260,5 @@ fn a_write_merged_after_the_seal_into_the_same_batch_removes_it() {
     store.flush().unwrap();
     assert_eq!(store.seal().unwrap(), Some(2), "writes before it leave it");
 }
+
+mod holds;

@@ -145,6 +145,40 @@ impl Crashable {
         self.server.insert(server)
     }
 
+    /// [`Crashable::restart`] with `env` set for this run only (a test hook).
+    pub async fn restart_with_env(&mut self, env: &[(&str, &str)]) -> &ChildServer {
+        assert!(self.server.is_none(), "restart after a kill");
+        let (dir, args) = (self.dir.path().to_path_buf(), self.args.clone());
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let server = tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let e: Vec<(&str, &std::path::Path)> = env
+                .iter()
+                .map(|(k, v)| (k.as_str(), std::path::Path::new(v)))
+                .collect();
+            ChildServer::spawn_with_env(&dir, &a, &e)
+        })
+        .await
+        .expect("spawn task");
+        for check in &mut self.after_restart {
+            check(&server);
+        }
+        self.http = server.client();
+        self.server.insert(server)
+    }
+
+    /// Waits for the server to die on its own (a test hook aborted it), then checks
+    /// the database it left like [`Crashable::kill9`]; its exit status.
+    pub fn crashed(&mut self) -> ExitStatus {
+        let mut server = self.server.take().expect("server running");
+        let status = server.child.wait().expect("wait");
+        assert_check_passes(self.dir.path());
+        status
+    }
+
     /// The database the dead server left behind; drop it before restarting.
     pub fn store(&self) -> Store {
         assert!(self.server.is_none(), "read the store of a stopped server");
