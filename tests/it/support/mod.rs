@@ -11,6 +11,7 @@ mod crash;
 mod fixtures;
 mod receiver;
 mod server;
+mod tools;
 
 pub use callbacks::*;
 pub use child::*;
@@ -20,3 +21,4 @@ pub use crash::*;
 pub use fixtures::*;
 pub use receiver::*;
 pub use server::*;
+pub use tools::*;
