@@ -72,11 +72,25 @@ pub async fn create_user(ctx: &Ctx<'_>) -> Result<Resp, ApiError> {
 
 /// `DELETE /console/api/users/{name}`: the user's sessions end at once.
 pub async fn delete_user(ctx: &Ctx<'_>) -> Result<Resp, ApiError> {
-    let name = ctx.param("name").to_string();
     let accounts = ctx.app.accounts.clone();
+    delete_named(ctx, "name", "No such user.", move |name| {
+        accounts.delete_user(name)
+    })
+    .await
+}
+
+/// Deletes what the path parameter `param` names: `{"deleted": it}`, or 404 with
+/// `missing` when `delete` finds nothing.
+async fn delete_named(
+    ctx: &Ctx<'_>,
+    param: &str,
+    missing: &str,
+    delete: impl FnOnce(&str) -> anyhow::Result<bool> + Send + 'static,
+) -> Result<Resp, ApiError> {
+    let name = ctx.param(param).to_string();
     let shown = name.clone();
-    if !blocking(move || accounts.delete_user(&name)).await? {
-        return Err(ApiError::not_found("No such user."));
+    if !blocking(move || delete(&name)).await? {
+        return Err(ApiError::not_found(missing));
     }
     Ok(json(StatusCode::OK, &json!({ "deleted": shown })))
 }
@@ -128,13 +142,8 @@ pub async fn create_client(ctx: &Ctx<'_>) -> Result<Resp, ApiError> {
 
 /// `DELETE /console/api/clients/{id}`: its tokens and key stop working at once.
 pub async fn delete_client(ctx: &Ctx<'_>) -> Result<Resp, ApiError> {
-    let id = ctx.param("id").to_string();
     let clients = ctx.app.clients.clone();
-    let shown = id.clone();
-    if !blocking(move || clients.delete(&id)).await? {
-        return Err(ApiError::not_found("No such client."));
-    }
-    Ok(json(StatusCode::OK, &json!({ "deleted": shown })))
+    delete_named(ctx, "id", "No such client.", move |id| clients.delete(id)).await
 }
 
 #[derive(Deserialize)]

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use hyper::header::{HeaderValue, CACHE_CONTROL, LOCATION, RETRY_AFTER, SET_COOKIE};
 use hyper::StatusCode;
 use serde_json::json;
+use views::escape_html;
 
 use super::auth::SESSION_COOKIE;
 use super::ctx::Ctx;
@@ -37,25 +38,13 @@ fn safe_next(next: Option<&str>) -> &str {
     }
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The login page, with an error above the form when there is one.
 fn page(status: StatusCode, error: Option<&str>, username: &str, next: &str) -> Resp {
     let alert = error.map_or(String::new(), |e| {
-        format!("<p id=\"login-error\" role=\"alert\">{}</p>\n", escape(e))
+        format!(
+            "<p id=\"login-error\" role=\"alert\">{}</p>\n",
+            escape_html(e)
+        )
     });
     let described = if error.is_some() {
         " aria-describedby=\"login-error\""
@@ -75,8 +64,8 @@ fn page(status: StatusCode, error: Option<&str>, username: &str, next: &str) -> 
 <p><label for=\"password\">Password</label><br>\n\
 <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"current-password\" required></p>\n\
 <p><button type=\"submit\">Log in</button></p>\n</form>\n</main>\n</body>\n</html>\n",
-        next = escape(next),
-        user = escape(username),
+        next = escape_html(next),
+        user = escape_html(username),
     );
     let mut resp = bytes(status, "text/html; charset=utf-8", Bytes::from(html));
     let h = resp.headers_mut();

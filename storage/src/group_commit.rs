@@ -130,6 +130,19 @@ impl Shared {
         lock(&self.state).failed.as_ref().map(Failure::error)
     }
 
+    /// Counts what was just added to the open batch as the next generation (the one a
+    /// durable wait started now targets), releases the writer, and wakes the committer if
+    /// the batch was empty before.
+    fn open_next(&self, mut w: MutexGuard<'_, Writer>, was_idle: bool) {
+        let generation = self.committed.load(Ordering::Relaxed) + 1;
+        self.committed.store(generation, Ordering::Release);
+        w.open_gen = generation;
+        drop(w);
+        if was_idle {
+            self.work.notify_one();
+        }
+    }
+
     fn fail(&self, msg: String) {
         self.fail_with(Failure {
             msg,
@@ -297,13 +310,7 @@ impl GroupCommit {
                 w.pins += 1;
                 hold::set_pinned(true);
             }
-            let generation = shared.committed.load(Ordering::Relaxed) + 1;
-            shared.committed.store(generation, Ordering::Release);
-            w.open_gen = generation;
-            drop(w);
-            if was_idle {
-                shared.work.notify_one();
-            }
+            shared.open_next(w, was_idle);
         }
         Ok(r)
     }
@@ -319,13 +326,7 @@ impl GroupCommit {
         let was_idle = w.open.is_empty();
         w.open.put(table, key.clone(), Some(value));
         w.seal = Some((table, key));
-        let generation = shared.committed.load(Ordering::Relaxed) + 1;
-        shared.committed.store(generation, Ordering::Release);
-        w.open_gen = generation;
-        drop(w);
-        if was_idle {
-            shared.work.notify_one();
-        }
+        shared.open_next(w, was_idle);
         Ok(())
     }
 

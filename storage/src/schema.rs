@@ -225,6 +225,15 @@ pub(crate) fn upgrade(db: &sled::Db, meta: &sled::Tree) -> Result<u32> {
 mod tests {
     use super::*;
 
+    /// A temporary database whose meta tree says schema `version`; the db and that tree.
+    fn db_at(version: u64) -> (sled::Db, sled::Tree) {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let meta = db.open_tree(Meta::NAME).unwrap();
+        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&version))
+            .unwrap();
+        (db, meta)
+    }
+
     fn hook(id: u128, events: &[&str], is_active: bool) -> WebhookRecord {
         WebhookRecord {
             id,
@@ -271,10 +280,7 @@ mod tests {
 
     #[test]
     fn schema_1_delivery_queue_moves_to_per_subscription_keys() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
-        let meta = db.open_tree(Meta::NAME).unwrap();
-        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&1u64))
-            .unwrap();
+        let (db, meta) = db_at(1);
         let old = db.open_tree(OLD_DELIVERY_QUEUE).unwrap();
         for (due, delivery, webhook) in [(5u64, 1u128, 7u128), (3, 2, 9), (4, 3, 7)] {
             old.insert((due, delivery).encode(), codec::encode(&webhook))
@@ -297,10 +303,7 @@ mod tests {
 
     #[test]
     fn schema_2_shared_fan_out_cursor_becomes_one_per_subscription() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
-        let meta = db.open_tree(Meta::NAME).unwrap();
-        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&2u64))
-            .unwrap();
+        let (db, meta) = db_at(2);
         meta.insert(
             OLD_FAN_OUT_CURSOR.to_string().encode(),
             codec::encode(&41u64),
@@ -355,10 +358,7 @@ mod tests {
 
     #[test]
     fn schema_3_status_index_is_dropped_and_other_trees_stay() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
-        let meta = db.open_tree(Meta::NAME).unwrap();
-        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&3u64))
-            .unwrap();
+        let (db, meta) = db_at(3);
         let old = db.open_tree(OLD_ORDERS_BY_STATUS).unwrap();
         old.insert(("pending".to_string(), 1u128).encode(), codec::encode(&()))
             .unwrap();
@@ -379,10 +379,7 @@ mod tests {
 
     #[test]
     fn schema_4_counts_the_kinds_active_subscriptions_want() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
-        let meta = db.open_tree(Meta::NAME).unwrap();
-        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&4u64))
-            .unwrap();
+        let (db, meta) = db_at(4);
         let hooks = db.open_tree(Webhooks::NAME).unwrap();
         for h in [
             hook(1, &["order.created", "order.updated"], true),
@@ -414,10 +411,7 @@ mod tests {
 
     #[test]
     fn schema_5_subscriptions_gain_the_delivery_rule_fields_empty() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
-        let meta = db.open_tree(Meta::NAME).unwrap();
-        meta.insert(VERSION_KEY.to_string().encode(), codec::encode(&5u64))
-            .unwrap();
+        let (db, meta) = db_at(5);
         let hooks = db.open_tree(Webhooks::NAME).unwrap();
         hooks.insert(7u128.encode(), v5_bytes(7, true)).unwrap();
         hooks.insert(9u128.encode(), v5_bytes(9, false)).unwrap();

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use storage::Role;
 
 use crate::support::{
-    assert_error, body, console_client, log_in, post_login, session_cookie, Server,
+    assert_error, body, console_client, log_in, post_login, session_cookie, Person, Server,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -103,7 +103,7 @@ async fn login_sets_a_strict_session_cookie_and_the_session_tells_who_and_the_cs
             .header("cookie", unknown),
         s.get("/console/session"),
     ] {
-        let (status, v) = body(req.send().await.unwrap()).await;
+        let (status, v) = answer(req).await;
         assert_eq!(status, 401, "{v}");
         assert_error(&v, "unauthorized", None);
     }
@@ -139,13 +139,7 @@ async fn unsafe_requests_by_cookie_need_the_csrf_token_and_bearer_clients_do_not
     let http = s.console_client();
     let product = json!({"sku": "CSRF-1", "name": "Mug", "price": 4.50});
 
-    let (status, _) = body(
-        ada.req(&http, Method::GET, &s.url("/api/products"), false)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = answer(ada.req(&http, Method::GET, &s.url("/api/products"), false)).await;
     assert_eq!(status, 200, "a safe method needs no token");
 
     let mut wrong = ada.clone();
@@ -161,7 +155,7 @@ async fn unsafe_requests_by_cookie_need_the_csrf_token_and_bearer_clients_do_not
             .header("content-type", "application/x-www-form-urlencoded")
             .body("sku=CSRF-1"),
     ] {
-        let (status, v) = body(req.send().await.unwrap()).await;
+        let (status, v) = answer(req).await;
         assert_eq!(status, 403, "{v}");
         assert_error(&v, "csrf_failed", None);
     }
@@ -171,12 +165,9 @@ async fn unsafe_requests_by_cookie_need_the_csrf_token_and_bearer_clients_do_not
         "nothing was created: {list}"
     );
 
-    let (status, v) = body(
+    let (status, v) = answer(
         ada.req(&http, Method::POST, &s.url("/api/products"), true)
-            .json(&product)
-            .send()
-            .await
-            .unwrap(),
+            .json(&product),
     )
     .await;
     assert_eq!(status, 201, "{v}");
@@ -188,17 +179,14 @@ async fn unsafe_requests_by_cookie_need_the_csrf_token_and_bearer_clients_do_not
     assert_eq!(status, 201);
     let inv = s.stock("CSRF-1", "WH-C", 5).await;
     let id = inv["id"].as_str().unwrap();
-    let (status, v) = body(
+    let (status, v) = answer(
         ada.req(
             &http,
             Method::PATCH,
             &s.url(&format!("/api/inventory/{id}/adjust")),
             true,
         )
-        .json(&json!({"delta": -1, "reason": "broken"}))
-        .send()
-        .await
-        .unwrap(),
+        .json(&json!({"delta": -1, "reason": "broken"})),
     )
     .await;
     assert_eq!(status, 200, "{v}");
@@ -214,6 +202,26 @@ async fn unsafe_requests_by_cookie_need_the_csrf_token_and_bearer_clients_do_not
         .await
         .unwrap();
     assert_eq!(resp.status(), 201);
+}
+
+/// Sends `req`; the status and the parsed answer.
+async fn answer(req: reqwest::RequestBuilder) -> (u16, Value) {
+    body(req.send().await.unwrap()).await
+}
+
+/// A request as `p` with the CSRF token and, when given, a JSON body.
+fn with_token(
+    p: &Person,
+    http: &reqwest::Client,
+    method: Method,
+    url: &str,
+    json: Option<&Value>,
+) -> reqwest::RequestBuilder {
+    let req = p.req(http, method, url, true);
+    match json {
+        Some(v) => req.json(v),
+        None => req,
+    }
 }
 
 fn concrete(path: &str) -> String {
@@ -240,11 +248,10 @@ async fn every_role_on_every_route_class_is_allowed_or_forbidden_by_the_one_tabl
         }) {
             let class = classes::class(r.id);
             seen.insert(class);
-            let mut req = person.req(&http, r.method.clone(), &s.url(&concrete(r.path)), true);
-            if matches!(r.body, BodyKind::Json | BodyKind::JsonOrCsv) {
-                req = req.json(&json!({}));
-            }
-            let (status, v) = body(req.send().await.unwrap()).await;
+            let json = matches!(r.body, BodyKind::Json | BodyKind::JsonOrCsv).then(|| json!({}));
+            let url = s.url(&concrete(r.path));
+            let req = with_token(&person, &http, r.method.clone(), &url, json.as_ref());
+            let (status, v) = answer(req).await;
             let what = format!("{} {} {} ({class:?})", role.as_str(), r.method, r.path);
             if classes::allows(role, class) {
                 assert!(status != 401 && status != 403, "{what}: {status} {v}");
@@ -268,13 +275,8 @@ async fn every_role_on_every_route_class_is_allowed_or_forbidden_by_the_one_tabl
     let packer = s.person("pat", "packer").await;
     let operator = s.person("olga", "operator").await;
     let product = json!({"sku": "ROLE-1", "name": "Mug", "price": 4.50});
-    let send = |p: &crate::support::Person, m: Method, path: &str, v: Option<&Value>| {
-        let req = p.req(&http, m, &s.url(path), true);
-        let req = match v {
-            Some(v) => req.json(v),
-            None => req,
-        };
-        async move { body(req.send().await.unwrap()).await }
+    let send = |p: &Person, m: Method, path: &str, v: Option<&Value>| {
+        answer(with_token(p, &http, m, &s.url(path), v))
     };
     assert_eq!(send(&packer, Method::GET, "/api/orders", None).await.0, 200);
     assert_eq!(
@@ -314,22 +316,12 @@ async fn logout_needs_the_csrf_token_and_ends_the_session() {
     let http = s.console_client();
     let logout = s.url("/console/logout");
 
-    let (status, v) = body(
-        lou.req(&http, Method::POST, &logout, false)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = answer(lou.req(&http, Method::POST, &logout, false)).await;
     assert_eq!(status, 403);
     assert_error(&v, "csrf_failed", None);
     let session = s.url("/console/session");
     assert_eq!(
-        lou.req(&http, Method::GET, &session, false)
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        answer(lou.req(&http, Method::GET, &session, false)).await.0,
         200
     );
 
@@ -342,19 +334,11 @@ async fn logout_needs_the_csrf_token_and_ends_the_session() {
     let cleared = resp.headers()["set-cookie"].to_str().unwrap();
     assert!(cleared.contains("Max-Age=0"), "{cleared}");
     for url in [session.clone(), s.url("/api/orders")] {
-        let resp = lou
-            .req(&http, Method::GET, &url, false)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), 401, "{url}");
+        let (status, _) = answer(lou.req(&http, Method::GET, &url, false)).await;
+        assert_eq!(status, 401, "{url}");
     }
-    let resp = lou
-        .req(&http, Method::POST, &logout, true)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
+    let (status, _) = answer(lou.req(&http, Method::POST, &logout, true)).await;
+    assert_eq!(status, 401);
     assert_eq!(s.store.iter::<storage::tables::Sessions>().count(), 0);
 }
 
@@ -409,13 +393,7 @@ async fn a_session_idle_past_the_timeout_is_over() {
     let http = s.console_client();
     // Time itself is what is tested: nothing to await but its passing.
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-    let (status, v) = body(
-        ida.req(&http, Method::GET, &s.url("/console/session"), false)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, v) = answer(ida.req(&http, Method::GET, &s.url("/console/session"), false)).await;
     assert_eq!(status, 401, "{v}");
     // The removal is applied to sled with its batch; wait for it, as a reader after a
     // restart would see it.
@@ -552,11 +530,7 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
     assert!(ok, "{v}");
     let session = format!("{}/console/session", server.base);
     assert_eq!(
-        bob.req(&http, Method::GET, &session, false)
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        answer(bob.req(&http, Method::GET, &session, false)).await.0,
         401,
         "deleted: session over at once"
     );
@@ -570,11 +544,7 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
     assert!(ok, "{v}");
     let ann_password = v["password"].as_str().unwrap().to_string();
     assert_eq!(
-        ann.req(&http, Method::GET, &session, false)
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        answer(ann.req(&http, Method::GET, &session, false)).await.0,
         401,
         "new password: logged out"
     );
@@ -606,44 +576,23 @@ async fn users_commands_work_without_and_with_a_server_and_sessions_survive_a_re
         store.durable_blocking().unwrap();
     }
     let server = ChildServer::start(dir.path(), &[]).await;
-    let (status, v) = body(
-        admin
-            .req(
-                &http,
-                Method::GET,
-                &format!("{}/console/session", server.base),
-                false,
-            )
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let session = format!("{}/console/session", server.base);
+    let (status, v) = answer(admin.req(&http, Method::GET, &session, false)).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["csrfToken"], admin.csrf.as_str(), "the same session");
-    let resp = admin
-        .req(
-            &http,
-            Method::POST,
-            &format!("{}/api/products", server.base),
-            true,
-        )
-        .json(&json!({"sku": "AFTER", "name": "Mug", "price": 1.00}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 201);
-    let resp = ann
-        .req(
-            &http,
-            Method::GET,
-            &format!("{}/console/session", server.base),
-            false,
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401, "idle past the timeout");
+    let product = json!({"sku": "AFTER", "name": "Mug", "price": 1.00});
+    let products = format!("{}/api/products", server.base);
+    let (status, v) = answer(with_token(
+        &admin,
+        &http,
+        Method::POST,
+        &products,
+        Some(&product),
+    ))
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let (status, _) = answer(ann.req(&http, Method::GET, &session, false)).await;
+    assert_eq!(status, 401, "idle past the timeout");
     assert!(server.terminate().success());
 }
 
@@ -653,32 +602,23 @@ async fn an_admin_manages_users_and_clients_from_the_console_and_nobody_else_doe
     let http = s.console_client();
     let ada = s.person("ada", "admin").await;
     let olga = s.person("olga", "operator").await;
-    let url = |p: &str| s.url(p);
-    let send = |p: &crate::support::Person, m: Method, path: &str, v: Option<Value>| {
-        let req = p.req(&http, m, &url(path), true);
-        let req = match v {
-            Some(v) => req.json(&v),
-            None => req,
-        };
-        async move { body(req.send().await.unwrap()).await }
+    let send = |p: &Person, m: Method, path: &str, v: Option<Value>| {
+        answer(with_token(p, &http, m, &s.url(path), v.as_ref()))
     };
+    let post = |path: &str, v: Value| send(&ada, Method::POST, path, Some(v));
 
     // A user with a generated password, shown once, who can then log in.
-    let (status, v) = send(
-        &ada,
-        Method::POST,
+    let (status, v) = post(
         "/console/api/users",
-        Some(json!({"username": "pat", "role": "packer"})),
+        json!({"username": "pat", "role": "packer"}),
     )
     .await;
     assert_eq!(status, 201, "{v}");
     let pat_password = v["password"].as_str().unwrap().to_string();
     let pat = log_in(&http, &s.base, "pat", &pat_password).await;
-    let (status, v) = send(
-        &ada,
-        Method::POST,
+    let (status, v) = post(
         "/console/api/users",
-        Some(json!({"username": "pat", "role": "packer"})),
+        json!({"username": "pat", "role": "packer"}),
     )
     .await;
     assert_eq!(status, 409, "{v}");
@@ -694,7 +634,7 @@ async fn an_admin_manages_users_and_clients_from_the_console_and_nobody_else_doe
             "password",
         ),
     ] {
-        let (status, v) = send(&ada, Method::POST, "/console/api/users", Some(input)).await;
+        let (status, v) = post("/console/api/users", input).await;
         assert_eq!(status, 422, "{v}");
         assert_error(&v, "validation_error", Some(field));
     }
@@ -708,11 +648,9 @@ async fn an_admin_manages_users_and_clients_from_the_console_and_nobody_else_doe
     assert_eq!(names, ["ada", "admin", "olga", "pat"], "{v}");
 
     // An API client: its key works until it is deleted.
-    let (status, c) = send(
-        &ada,
-        Method::POST,
+    let (status, c) = post(
         "/console/api/clients",
-        Some(json!({"name": "wms", "tier": "pro"})),
+        json!({"name": "wms", "tier": "pro"}),
     )
     .await;
     assert_eq!(status, 201, "{c}");
@@ -741,19 +679,15 @@ async fn an_admin_manages_users_and_clients_from_the_console_and_nobody_else_doe
     );
     assert_eq!(s.get_with_key("/api/orders", key).await.status(), 401);
 
-    let (status, v) = send(
-        &ada,
-        Method::POST,
+    let (status, v) = post(
         "/console/api/inbound-secrets",
-        Some(json!({"source": "carrier:ups", "secret": "0123456789abcdef"})),
+        json!({"source": "carrier:ups", "secret": "0123456789abcdef"}),
     )
     .await;
     assert_eq!(status, 200, "{v}");
-    let (status, v) = send(
-        &ada,
-        Method::POST,
+    let (status, v) = post(
         "/console/api/inbound-secrets",
-        Some(json!({"source": "fax", "secret": "0123456789abcdef"})),
+        json!({"source": "fax", "secret": "0123456789abcdef"}),
     )
     .await;
     assert_eq!(status, 422);

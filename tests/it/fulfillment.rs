@@ -9,7 +9,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::support::{
-    assert_error, auto_packing_with_receiver, body, boxes, now, packable_catalog, packable_order,
+    assert_error, auto_packing_with_receiver, body, now, packable_catalog, packable_order,
     packable_order_body, verify, Crashable, Hit, Mode, Receiver, Server, TestCa, UPS, UPS_SECRET,
 };
 
@@ -364,22 +364,7 @@ async fn orders_are_packed_exactly_once_across_kill_9() {
         &json!({"url": r.url, "events": ["order.updated"], "secret": SECRET}),
     )
     .await;
-    c.create(
-        "/api/warehouses",
-        &json!({"id": "W1", "name": "East", "boxes": boxes()}),
-    )
-    .await;
-    c.create(
-        "/api/products",
-        &json!({"sku": "MUG", "name": "Mug", "price": 2, "weight": 1,
-                "dimensions": {"width": 4, "height": 4, "length": 4}}),
-    )
-    .await;
-    c.create(
-        "/api/inventory",
-        &json!({"sku": "MUG", "warehouseId": "W1", "onHand": 10000}),
-    )
-    .await;
+    c.mug_catalog(json!(2), 10000).await;
     let mut units = HashMap::new();
     for i in 0..ORDERS {
         let n = 1 + (i % 10) as i64;

@@ -1,12 +1,11 @@
 //! `GET /metrics`: counters that move with traffic, the exposition accepted by `promtool`,
 //! who may scrape, and the request id every answer carries.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::json;
 
-use crate::support::{assert_error, body, tier_limits, Server};
+use crate::support::{assert_error, body, run_checker, tier_limits, Server};
 
 async fn scrape(s: &Server) -> (u16, String, String) {
     let resp = s.http.get(s.url("/metrics")).send().await.unwrap();
@@ -31,27 +30,14 @@ fn promtool_accepts(text: &str) {
 /// (Debian `prometheus`) and sets `FULFILLD_REQUIRE_PROMTOOL=1`; elsewhere a missing
 /// promtool skips only this check.
 fn promtool(args: &[&str], stdin: &str) {
-    let child = Command::new("promtool")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) if std::env::var_os("FULFILLD_REQUIRE_PROMTOOL").is_none() => {
-            eprintln!("promtool not run ({e}); install the Debian package prometheus");
-            return;
-        }
-        Err(e) => panic!("promtool is required here: {e}"),
+    let Some(out) = run_checker(
+        Command::new("promtool").args(args),
+        stdin.as_bytes(),
+        "FULFILLD_REQUIRE_PROMTOOL",
+        "install the Debian package prometheus",
+    ) else {
+        return;
     };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "promtool {args:?}: {}{}",
@@ -129,22 +115,10 @@ async fn a_configured_token_is_required_even_from_loopback() {
     let s = Server::start_with(|c| c.metrics.token = Some(token.into())).await;
     let (st, v) = body(s.http.get(s.url("/metrics")).send().await.unwrap()).await;
     assert_eq!(st, 403, "{v}");
-    let resp = s
-        .http
-        .get(s.url("/metrics"))
-        .bearer_auth("fedcba9876543210")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 403);
-    let resp = s
-        .http
-        .get(s.url("/metrics"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    for (bearer, want) in [("fedcba9876543210", 403), (token, 200)] {
+        let req = s.http.get(s.url("/metrics")).bearer_auth(bearer);
+        assert_eq!(req.send().await.unwrap().status(), want, "{bearer}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::support::{admin, boxes, Crashable};
+use crate::support::{admin, Crashable};
 
 /// A server without the background packer, so statuses change only when the test asks.
 async fn start() -> (Crashable, tempfile::TempDir) {
@@ -60,22 +60,7 @@ async fn seed(c: &Crashable, prefix: &str, n: usize) -> Vec<String> {
 }
 
 async fn catalog(c: &Crashable) {
-    c.create(
-        "/api/warehouses",
-        &json!({"id": "W1", "name": "East", "boxes": boxes()}),
-    )
-    .await;
-    c.create(
-        "/api/products",
-        &json!({"sku": "MUG", "name": "Mug", "price": 9.5, "weight": 1,
-        "dimensions": {"width": 4, "height": 4, "length": 4}}),
-    )
-    .await;
-    c.create(
-        "/api/inventory",
-        &json!({"sku": "MUG", "warehouseId": "W1", "onHand": 100000}),
-    )
-    .await;
+    c.mug_catalog(json!(9.5), 100000).await;
 }
 
 /// What `q` search and the status pages answer, whole.

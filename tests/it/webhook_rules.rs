@@ -3,8 +3,7 @@
 //! grace period, `410 Gone`, `Retry-After`, disabling after failing too long, no
 //! redirects, and ordered delivery.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -13,7 +12,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::support::{
-    assert_error, hmac_hex, stocked_sku, verify, Hit, Mode, Receiver, Server, TestCa,
+    assert_error, hmac_hex, run_checker, stocked_sku, verify, Hit, Mode, Receiver, Server, TestCa,
 };
 
 const SECRET: &str = "a-plain-secret-0123456789";
@@ -114,33 +113,18 @@ fn python_verifies(secret: &str, hit: &Hit) -> Option<bool> {
         d = json.load(sys.stdin)\n\
         try:\n    Webhook(d['secret']).verify(d['body'], d['headers'])\n    print('verified')\n\
         except Exception as e:\n    print('refused', type(e).__name__, e)\n";
-    let child = Command::new(&python)
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) if std::env::var_os("FULFILLD_REQUIRE_PYTHON_WEBHOOKS").is_none() => {
-            eprintln!("standardwebhooks check not run ({python}: {e}); .ci/run installs it");
-            return None;
-        }
-        Err(e) => panic!("{python} with standardwebhooks is required here: {e}"),
-    };
     let headers: serde_json::Map<String, Value> = hit
         .headers
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v.to_str().unwrap())))
         .collect();
     let input = json!({"secret": secret, "body": String::from_utf8(hit.body.to_vec()).unwrap(), "headers": headers});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_checker(
+        Command::new(&python).args(["-c", script]),
+        input.to_string().as_bytes(),
+        "FULFILLD_REQUIRE_PYTHON_WEBHOOKS",
+        "the standardwebhooks check needs it; .ci/run installs it",
+    )?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -583,12 +567,8 @@ async fn no_attempt_follows_a_redirect() {
         assert_eq!(a["statusCode"], code);
         assert_eq!(a["error"], format!("HTTP status {code}"));
         assert!(target.try_next().is_none(), "{code} was followed");
-        let resp = s
-            .req(Method::DELETE, &format!("/api/webhooks/{id}"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), 200);
+        let gone = s.req(Method::DELETE, &format!("/api/webhooks/{id}"));
+        assert_eq!(gone.send().await.unwrap().status(), 200);
     }
 }
 

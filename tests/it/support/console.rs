@@ -1,16 +1,15 @@
 //! Console sessions in tests: users made through the admin socket or the binary, a login
 //! that keeps the session cookie and CSRF token, and requests sent as that person.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use fulfilld::admin::Request;
 use fulfilld::http::auth::{CSRF_HEADER, SESSION_COOKIE};
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{bin, body, https_builder, Server};
+use super::{bin, body, https_builder, run_with_stdin, Server};
 
 /// A logged-in person: the `Cookie` header value and the session's CSRF token.
 #[derive(Debug, Clone)]
@@ -121,20 +120,8 @@ impl Server {
 
 /// Runs `fulfilld ARGS` with `stdin` on its standard input; success and parsed output.
 pub fn admin_with_stdin(args: &[&str], stdin: &str) -> (bool, Value) {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fulfilld");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out =
+        run_with_stdin(Command::new(bin()).args(args), stdin.as_bytes()).expect("run fulfilld");
     assert!(
         out.status.success() || !out.stderr.is_empty(),
         "a failure says why"

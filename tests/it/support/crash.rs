@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use fulfilld::clients::Credentials;
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 use storage::Store;
 use tempfile::TempDir;
 use tokio::sync::mpsc;
 
-use super::{assert_check_passes, body, ChildServer};
+use super::{assert_check_passes, body, boxes, ChildServer};
 
 /// A check run on the restarted server after every restart (e.g. a consistency check).
 type AfterRestart = Box<dyn FnMut(&ChildServer) + Send>;
@@ -118,6 +118,27 @@ impl Crashable {
         let (status, answer) = self.post(path, v).await;
         assert_eq!(status, 201, "POST {path} {v}: {answer}");
         answer
+    }
+
+    /// Warehouse `W1` with the standard boxes, and product `MUG` at `price` with `on_hand`
+    /// of it there: the catalog the crash tests' orders draw on.
+    pub async fn mug_catalog(&self, price: Value, on_hand: u64) {
+        self.create(
+            "/api/warehouses",
+            &json!({"id": "W1", "name": "East", "boxes": boxes()}),
+        )
+        .await;
+        self.create(
+            "/api/products",
+            &json!({"sku": "MUG", "name": "Mug", "price": price, "weight": 1,
+                    "dimensions": {"width": 4, "height": 4, "length": 4}}),
+        )
+        .await;
+        self.create(
+            "/api/inventory",
+            &json!({"sku": "MUG", "warehouseId": "W1", "onHand": on_hand}),
+        )
+        .await;
     }
 
     /// Kills the server, then runs `fulfilld check` on what it left: every crash test checks

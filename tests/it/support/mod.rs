@@ -12,6 +12,7 @@ mod crash;
 mod fixtures;
 mod receiver;
 mod server;
+mod tools;
 
 pub use callbacks::*;
 pub use child::*;
@@ -21,3 +22,4 @@ pub use crash::*;
 pub use fixtures::*;
 pub use receiver::*;
 pub use server::*;
+pub use tools::*;
