@@ -3,6 +3,7 @@
 //! reach a running server, since sled lets only one process open the database.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,7 @@ pub fn spawn(
     clients: ClientService,
     accounts: AccountService,
     store: storage::Store,
+    backups: Arc<crate::ops::schedule::Status>,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let path = socket_path(data_dir);
@@ -134,7 +136,7 @@ pub fn spawn(
                 },
             };
             let services = (clients.clone(), accounts.clone());
-            let ops = (store.clone(), dir.clone());
+            let ops = (store.clone(), dir.clone(), Arc::clone(&backups));
             tokio::spawn(async move {
                 if let Err(e) = answer(stream, services, ops).await {
                     tracing::warn!(error = %e, "admin connection failed");
@@ -148,7 +150,7 @@ pub fn spawn(
 async fn answer(
     stream: UnixStream,
     (service, accounts): (ClientService, AccountService),
-    (store, data_dir): (storage::Store, PathBuf),
+    (store, data_dir, backups): (storage::Store, PathBuf, Arc<crate::ops::schedule::Status>),
 ) -> anyhow::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
@@ -159,7 +161,10 @@ async fn answer(
         Ok(req) => {
             let outcome = tokio::task::spawn_blocking(move || match &req {
                 Request::Backup { out } => crate::ops::backup::write(&store, &data_dir, out)
-                    .and_then(|r| Ok(serde_json::to_value(r)?)),
+                    .and_then(|r| {
+                        backups.written_now();
+                        Ok(serde_json::to_value(r)?)
+                    }),
                 _ => execute(&service, &accounts, &req),
             })
             .await?;

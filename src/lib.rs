@@ -135,6 +135,7 @@ pub async fn run(
         app.clients.clone(),
         app.accounts.clone(),
         store.clone(),
+        Arc::clone(&app.backups),
         signal.clone(),
     )?;
     let tasks = [

@@ -18,7 +18,7 @@ use crate::shutdown::Shutdown;
 pub struct Status {
     pub succeeded: AtomicU64,
     pub failed: AtomicU64,
-    /// Unix seconds of the last successful backup; 0 before the first.
+    /// Unix seconds of the last successful backup, scheduled or online; 0 before the first.
     pub last_success_unix: AtomicI64,
     pub last_error: Mutex<Option<String>>,
     /// Attempts finished so far; tests await it instead of sleeping.
@@ -38,6 +38,13 @@ impl Default for Status {
 }
 
 impl Status {
+    /// Records a backup that was written completely now: scheduled ones, and online ones
+    /// taken through the admin socket, so the "backup too old" alert sees either kind.
+    pub fn written_now(&self) {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        self.last_success_unix.store(now, Ordering::Relaxed);
+    }
+
     /// A receiver of the number of attempts finished.
     pub fn attempts(&self) -> watch::Receiver<u64> {
         self.attempts.subscribe()
@@ -113,8 +120,7 @@ pub async fn run(
         match outcome {
             Ok(path) => {
                 status.succeeded.fetch_add(1, Ordering::Relaxed);
-                let now = time::OffsetDateTime::now_utc().unix_timestamp();
-                status.last_success_unix.store(now, Ordering::Relaxed);
+                status.written_now();
                 tracing::info!(path = %path.display(), "scheduled backup written");
             }
             Err(e) => {

@@ -154,6 +154,19 @@ async fn an_online_backup_while_orders_are_created_restores_every_order_acknowle
         w.await.unwrap();
     }
     let (before, file) = overlapped.expect("writes were served while a backup ran");
+    // An online backup counts as the last successful backup for the "backup too old" alert.
+    let metrics = s.http.get(s.url("/metrics")).send().await.unwrap();
+    let text = metrics.text().await.unwrap();
+    let last: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("fulfilld_last_backup_timestamp_seconds "))
+        .expect("the last-backup gauge is exported")
+        .parse()
+        .unwrap();
+    assert!(
+        last > 0.0,
+        "an online backup moves the last-backup time: {last}"
+    );
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the backup holds keys");
