@@ -2,11 +2,11 @@
 // the list, create (the secret and API key are shown once) and delete.
 
 import { get, post, api } from './api.js';
-import { h, fill, table, when, field, select, errorBox, notice, act } from './dom.js';
+import { h, fill, table, when, field, select, errorBox, notice, act, loading } from './dom.js';
 
 export async function clients(el) {
   const out = h('div', { id: 'clients-result', 'aria-live': 'polite' });
-  const list = h('div', { id: 'clients-list' }, h('p', { class: 'muted' }, 'Loading…'));
+  const list = h('div', { id: 'clients-list' }, loading());
   const form = h('form', { class: 'bar', id: 'client-form' },
     field('Name', { name: 'name', required: true, maxlength: 200 }),
     select('Tier', { name: 'tier' }, [['starter', 'starter'], ['growth', 'growth'], ['pro', 'pro'], ['enterprise', 'enterprise'], ['unlimited', 'unlimited']]),
@@ -49,7 +49,7 @@ export async function clients(el) {
 /** Console users (admin only): list, create (a generated password is shown once), delete. */
 export async function users(el) {
   const out = h('div', { id: 'users-result', 'aria-live': 'polite' });
-  const list = h('div', { id: 'users-list' }, h('p', { class: 'muted' }, 'Loading…'));
+  const list = h('div', { id: 'users-list' }, loading());
   const form = h('form', { class: 'bar', id: 'user-form' },
     field('User name', { name: 'username', required: true, autocomplete: 'off' }),
     select('Role', { name: 'role' }, [['packer', 'packer'], ['operator', 'operator'], ['admin', 'admin']]),

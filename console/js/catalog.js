@@ -2,7 +2,7 @@
 // operator edits here as a table and saves whole (PATCH boxes replaces the catalog).
 
 import { get, patch } from './api.js';
-import { h, fill, link, table, when, pager, field, errorBox, notice, act } from './dom.js';
+import { h, fill, link, table, when, pager, field, errorBox, notice, act, loading } from './dom.js';
 import { go } from './app.js';
 
 const dims = (d) => (d ? `${d.width} x ${d.height} x ${d.length}` : '');
@@ -15,7 +15,7 @@ export async function products(el, params) {
     e.preventDefault();
     go(`/console/products${form.sku.value ? `?sku=${encodeURIComponent(form.sku.value)}` : ''}`);
   });
-  const out = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const out = h('div', {}, loading());
   fill(el, h('h1', {}, 'Products'), form, out);
   const row = (p) => [p.sku, p.name, typeof p.price === 'object' ? JSON.stringify(p.price) : p.price,
     p.weight ?? '', dims(p.dimensions), p.hazmat ? p.hazmat.class || 'yes' : '', p.lowStockThreshold, when(p.updatedAt)];
@@ -36,7 +36,7 @@ export async function products(el, params) {
 }
 
 export async function warehouses(el, params) {
-  const out = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const out = h('div', {}, loading());
   fill(el, h('h1', {}, 'Warehouses'), out);
   const q = new URLSearchParams({ limit: '50' });
   if (params.get('offset')) q.set('offset', params.get('offset'));

@@ -2,12 +2,12 @@
 // webhook subscriptions and disk use, each card from the API calls the role may make.
 
 import { get, atLeast } from './api.js';
-import { h, fill, link, table, errorBox } from './dom.js';
+import { h, fill, link, table, errorBox, loading } from './dom.js';
 
 const STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled'];
 
 function card(title, id) {
-  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const body = h('div', {}, loading());
   return [h('section', { class: 'card', id, 'aria-label': title }, h('h2', {}, title), body), body];
 }
 

@@ -41,6 +41,25 @@ export function errorBox(err) {
   return h('div', { class: 'error', role: 'alert' }, status + msg + field);
 }
 
+/** The muted line a section shows until its data arrives. */
+export function loading() {
+  return h('p', { class: 'muted' }, 'Loading…');
+}
+
+/**
+ * A detail page's record: `title` and the loading line while `load()` runs; on failure the
+ * API's error and a link back to `back`, and `undefined` to the caller.
+ */
+export async function loadRecord(el, title, load, back, backText) {
+  fill(el, h('h1', {}, title), loading());
+  try {
+    return await load();
+  } catch (err) {
+    fill(el, h('h1', {}, title), errorBox(err), link(back, backText));
+    return undefined;
+  }
+}
+
 export function notice(text) {
   return h('div', { class: 'notice', role: 'status' }, text);
 }

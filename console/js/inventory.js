@@ -3,7 +3,7 @@
 // its audit trail, newest first.
 
 import { get, patch } from './api.js';
-import { h, fill, link, table, badge, when, pager, field, errorBox, notice, act } from './dom.js';
+import { h, fill, link, table, badge, when, pager, field, errorBox, notice, act, loading, loadRecord } from './dom.js';
 import { go } from './app.js';
 
 const low = (r) => r.available < r.lowStockThreshold;
@@ -19,7 +19,7 @@ export async function inventoryList(el, params) {
     for (const k of ['sku', 'warehouseId']) if (form[k].value) p.set(k, form[k].value);
     go(`/console/inventory${p.toString() ? `?${p}` : ''}`);
   });
-  const out = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading…'));
+  const out = h('div', { 'aria-live': 'polite' }, loading());
   fill(el, h('h1', {}, 'Inventory'), form,
     h('p', { class: 'muted' }, 'Low stock (available below the threshold) first on each page.'), out);
   const q = new URLSearchParams();
@@ -38,14 +38,8 @@ export async function inventoryList(el, params) {
 }
 
 export async function inventoryDetail(el, params, id) {
-  fill(el, h('h1', {}, 'Inventory'), h('p', { class: 'muted' }, 'Loading…'));
-  let rec;
-  try {
-    rec = await get(`/api/inventory/${encodeURIComponent(id)}`);
-  } catch (err) {
-    fill(el, h('h1', {}, 'Inventory'), errorBox(err), link('/console/inventory', 'Back to inventory'));
-    return;
-  }
+  const rec = await loadRecord(el, 'Inventory', () => get(`/api/inventory/${encodeURIComponent(id)}`), '/console/inventory', 'Back to inventory');
+  if (rec === undefined) return;
   const out = h('div', { id: 'adjust-result', 'aria-live': 'polite' });
   const form = h('form', { class: 'bar', id: 'adjust-form' },
     field('Change of on hand (+/-)', { name: 'delta', type: 'number', step: 1, required: true, id: 'adjust-delta' }),
@@ -60,7 +54,7 @@ export async function inventoryDetail(el, params, id) {
       el.querySelector('#adjust-result').append(notice(`Adjusted by ${delta}.`));
     });
   });
-  const trail = h('div', { id: 'audit-trail' }, h('p', { class: 'muted' }, 'Loading…'));
+  const trail = h('div', { id: 'audit-trail' }, loading());
   fill(el,
     h('h1', {}, `${rec.sku} at ${rec.warehouseId}`),
     h('dl', { class: 'facts' },

@@ -3,7 +3,7 @@
 // packages and timeline, plus cancel and "pack now".
 
 import { get, post, atLeast } from './api.js';
-import { h, fill, link, table, badge, when, pager, select, field, errorBox, notice, act } from './dom.js';
+import { h, fill, link, table, badge, when, pager, select, field, errorBox, notice, act, loading, loadRecord } from './dom.js';
 import { go } from './app.js';
 
 const STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled'];
@@ -21,7 +21,7 @@ export async function orderList(el, params) {
     for (const k of ['q', 'status', 'fromDate']) if (form[k].value) p.set(k, form[k].value);
     go(`/console/orders${p.toString() ? `?${p}` : ''}`);
   });
-  const out = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading…'));
+  const out = h('div', { 'aria-live': 'polite' }, loading());
   fill(el, h('h1', {}, 'Orders'), form, out);
   const query = new URLSearchParams();
   for (const k of ['q', 'status', 'fromDate', 'offset']) if (params.get(k)) query.set(k, params.get(k));
@@ -41,14 +41,8 @@ export async function orderList(el, params) {
 }
 
 export async function orderDetail(el, _params, id) {
-  fill(el, h('h1', {}, 'Order'), h('p', { class: 'muted' }, 'Loading…'));
-  let order;
-  try {
-    order = await get(`/api/orders/${encodeURIComponent(id)}`);
-  } catch (err) {
-    fill(el, h('h1', {}, 'Order'), errorBox(err), link('/console/orders', 'Back to orders'));
-    return;
-  }
+  const order = await loadRecord(el, 'Order', () => get(`/api/orders/${encodeURIComponent(id)}`), '/console/orders', 'Back to orders');
+  if (order === undefined) return;
   const packages = await get(`/api/packages?orderId=${encodeURIComponent(id)}&limit=200`)
     .then((r) => r.packages).catch((err) => err);
   const out = h('div', { id: 'order-actions-result', 'aria-live': 'polite' });
@@ -96,7 +90,7 @@ export async function orderDetail(el, _params, id) {
       packages.map((p) => [h('code', {}, p.id), p.warehouseId, p.boxId, badge(p.status),
         p.items.map((i) => `${i.sku} x${i.quantity}`).join(', '), p.carrier || '', p.trackingNumber || ''])),
     h('h2', {}, 'Events'),
-    h('div', { id: 'order-events' }, h('p', { class: 'muted' }, 'Loading…')));
+    h('div', { id: 'order-events' }, loading()));
   const events = await timeline(order, packages instanceof Error ? [] : packages);
   fill(el.querySelector('#order-events'),
     table(['When', 'What'], events.map((e) => [when(e.at), e.what])));

@@ -3,7 +3,7 @@
 // so what a person may try is what their role allows.
 
 import { raw } from './api.js';
-import { h, fill, errorBox } from './dom.js';
+import { h, fill, errorBox, loading } from './dom.js';
 
 function resolve(doc, v) {
   if (!v || !v.$ref) return v;
@@ -59,7 +59,7 @@ function tryForm(doc, path, method, op) {
 }
 
 export async function reference(el) {
-  fill(el, h('h1', {}, 'API reference'), h('p', { class: 'muted' }, 'Loading…'));
+  fill(el, h('h1', {}, 'API reference'), loading());
   let doc;
   try {
     const r = await fetch('/api/openapi.json');

@@ -2,11 +2,11 @@
 // with retry of a failed delivery, recover since a time and a test event.
 
 import { get, post } from './api.js';
-import { h, fill, link, table, badge, when, pager, select, field, errorBox, notice, act } from './dom.js';
+import { h, fill, link, table, badge, when, pager, select, field, errorBox, notice, act, loading, loadRecord } from './dom.js';
 import { go } from './app.js';
 
 export async function webhookList(el, params) {
-  const out = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const out = h('div', {}, loading());
   fill(el, h('h1', {}, 'Webhooks'), out);
   const q = new URLSearchParams({ limit: '50' });
   if (params.get('offset')) q.set('offset', params.get('offset'));
@@ -28,14 +28,8 @@ function lastAttempt(d) {
 }
 
 export async function webhookDetail(el, params, id) {
-  fill(el, h('h1', {}, 'Webhook'), h('p', { class: 'muted' }, 'Loading…'));
-  let hook;
-  try {
-    hook = await get(`/api/webhooks/${encodeURIComponent(id)}`);
-  } catch (err) {
-    fill(el, h('h1', {}, 'Webhook'), errorBox(err), link('/console/webhooks', 'Back to webhooks'));
-    return;
-  }
+  const hook = await loadRecord(el, 'Webhook', () => get(`/api/webhooks/${encodeURIComponent(id)}`), '/console/webhooks', 'Back to webhooks');
+  if (hook === undefined) return;
   const out = h('div', { id: 'webhook-result', 'aria-live': 'polite' });
   const reload = async (message) => {
     await webhookDetail(el, new URLSearchParams(location.search), id);
@@ -64,7 +58,7 @@ export async function webhookDetail(el, params, id) {
     e.preventDefault();
     go(`/console/webhooks/${id}${filter.status.value ? `?status=${filter.status.value}` : ''}`);
   });
-  const log = h('div', { id: 'deliveries' }, h('p', { class: 'muted' }, 'Loading…'));
+  const log = h('div', { id: 'deliveries' }, loading());
   fill(el,
     h('h1', {}, `Webhook ${hook.url}`),
     h('dl', { class: 'facts' },
