@@ -10,6 +10,7 @@ const ROUTES = [
   [/^\/console\/?$/, 'Dashboard', 'packer', './dashboard.js', 'dashboard'],
   [/^\/console\/orders\/?$/, 'Orders', 'packer', './orders.js', 'orderList'],
   [/^\/console\/orders\/([^/]+)$/, null, 'packer', './orders.js', 'orderDetail'],
+  [/^\/console\/station\/?$/, 'Station', 'packer', './station.js', 'station'],
   [/^\/console\/inventory\/?$/, 'Inventory', 'operator', './inventory.js', 'inventoryList'],
   [/^\/console\/inventory\/([^/]+)$/, null, 'operator', './inventory.js', 'inventoryDetail'],
   [/^\/console\/products\/?$/, 'Products', 'operator', './catalog.js', 'products'],
@@ -23,7 +24,7 @@ const ROUTES = [
 ];
 
 const NAV_HREF = {
-  Dashboard: '/console/', Orders: '/console/orders', Inventory: '/console/inventory',
+  Dashboard: '/console/', Orders: '/console/orders', Station: '/console/station', Inventory: '/console/inventory',
   Products: '/console/products', Warehouses: '/console/warehouses', Webhooks: '/console/webhooks',
   Clients: '/console/clients', Users: '/console/users', 'API reference': '/console/reference',
 };

@@ -271,58 +271,76 @@ pub fn get(store: &Store, id: u128) -> storage::Result<Option<PackageRecord>> {
 pub struct Filter {
     pub order_id: Option<u128>,
     pub status: Option<PackageStatus>,
+    pub warehouse_id: Option<String>,
+    /// Oldest first (a station's queue) instead of newest first.
+    pub oldest_first: bool,
 }
 
-/// A page of packages, newest first, and the number of matches.
+type Ids<'a> = Box<dyn Iterator<Item = storage::Result<u128>> + 'a>;
+
+/// The ids the filter's narrowest index yields, in the list's order.
+fn candidates<'a>(store: &'a Store, f: &Filter) -> storage::Result<Ids<'a>> {
+    fn ordered<'a, I>(it: I, oldest_first: bool) -> Ids<'a>
+    where
+        I: DoubleEndedIterator<Item = storage::Result<u128>> + 'a,
+    {
+        if oldest_first {
+            Box::new(it)
+        } else {
+            Box::new(it.rev())
+        }
+    }
+    Ok(match (f.order_id, f.status) {
+        (Some(order), _) => {
+            let ids = store.get::<OrderPackages>(&order)?.unwrap_or_default();
+            ordered(ids.into_iter().map(Ok), f.oldest_first)
+        }
+        (None, Some(s)) => ordered(
+            store
+                .keys_with_prefix::<PackagesByStatus>(&storage::keys::prefix(s.as_str()))
+                .map(|k| k.map(|(_, id)| id)),
+            f.oldest_first,
+        ),
+        (None, None) => ordered(store.keys::<Packages>(), f.oldest_first),
+    })
+}
+
+/// A page of packages, newest (or oldest) first, and the number of matches. An order's
+/// packages and a warehouse's are filtered record by record (an order has few; for a
+/// warehouse, narrow by status as a station does, `created` being a short queue).
 pub fn list(
     store: &Store,
     f: &Filter,
     limit: usize,
     offset: usize,
 ) -> storage::Result<(Vec<PackageRecord>, u64)> {
-    let (ids, total): (Vec<u128>, u64) = match (f.order_id, f.status) {
-        (Some(order), status) => {
-            let mut all = Vec::new();
-            for id in store
-                .get::<OrderPackages>(&order)?
-                .unwrap_or_default()
-                .into_iter()
-                .rev()
-            {
-                if let Some(p) = store.get::<Packages>(&id)? {
-                    if status.is_none_or(|s| s == p.status) {
-                        all.push(p.id);
-                    }
-                }
+    let mut ids = candidates(store, f)?;
+    let mut page = Vec::with_capacity(limit.min(64));
+    if f.order_id.is_none() && f.warehouse_id.is_none() {
+        let total = store.get::<Meta>(&package_count(f.status))?.unwrap_or(0);
+        for id in ids.by_ref().skip(offset).take(limit) {
+            if let Some(p) = store.get::<Packages>(&id?)? {
+                page.push(p);
             }
-            let total = all.len() as u64;
-            (all.into_iter().skip(offset).take(limit).collect(), total)
         }
-        (None, Some(s)) => (
-            store
-                .keys_with_prefix::<PackagesByStatus>(&storage::keys::prefix(s.as_str()))
-                .rev()
-                .skip(offset)
-                .take(limit)
-                .map(|k| k.map(|(_, id)| id))
-                .collect::<storage::Result<_>>()?,
-            store.get::<Meta>(&package_count(Some(s)))?.unwrap_or(0),
-        ),
-        (None, None) => (
-            store
-                .keys::<Packages>()
-                .rev()
-                .skip(offset)
-                .take(limit)
-                .collect::<storage::Result<_>>()?,
-            store.get::<Meta>(&package_count(None))?.unwrap_or(0),
-        ),
-    };
-    let mut page = Vec::with_capacity(ids.len());
+        return Ok((page, total));
+    }
+    let mut total = 0u64;
     for id in ids {
-        if let Some(p) = store.get::<Packages>(&id)? {
+        let Some(p) = store.get::<Packages>(&id?)? else {
+            continue;
+        };
+        if f.status.is_some_and(|s| s != p.status)
+            || f.warehouse_id
+                .as_ref()
+                .is_some_and(|w| *w != p.warehouse_id)
+        {
+            continue;
+        }
+        if total >= offset as u64 && page.len() < limit {
             page.push(p);
         }
+        total += 1;
     }
     Ok((page, total))
 }

@@ -14,7 +14,7 @@ pub enum Class {
     Open,
     /// The console's own session endpoints: anyone logged in.
     Session,
-    /// Reading orders and packages.
+    /// Reading orders, packages and warehouses.
     ReadOrders,
     /// Moving packages along to `packed` at a packing station.
     Pack,
@@ -46,7 +46,10 @@ pub fn class(id: RouteId) -> Class {
         | ConsoleLoginForm | ConsoleLogin | ConsoleShell | ConsolePage => Class::Open,
         ConsoleLogout | ConsoleSession => Class::Session,
         ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents
-        | PackageInstructions | PackageDiagram | PackageSlip => Class::ReadOrders,
+        | PackageInstructions | PackageDiagram | PackageSlip | ListWarehouses | GetWarehouse => {
+            Class::ReadOrders
+        }
+        MarkPackagePacked => Class::Pack,
         CreateOrder
         | UpdateOrder
         | CancelOrder
@@ -59,9 +62,7 @@ pub fn class(id: RouteId) -> Class {
         | UpdateProduct
         | DeleteProduct
         | GetProductBySku
-        | ListWarehouses
         | CreateWarehouse
-        | GetWarehouse
         | UpdateWarehouse
         | ListInventory
         | CreateInventory

@@ -7,7 +7,7 @@ use super::response::Resp;
 use super::routes::RouteId;
 use super::{
     bulk_import, console, console_admin, health, inbound, inventory, login, metrics, orders,
-    package_views, packages, packing_api, products, warehouses, webhooks,
+    package_views, packages, packing_api, products, station, warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
@@ -55,6 +55,7 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::GetPackage => packages::get(ctx),
         RouteId::ListPackageEvents => packages::events(ctx),
         RouteId::ShipPackage => packages::ship(ctx),
+        RouteId::MarkPackagePacked => station::packed(ctx),
         RouteId::PackageInstructions => package_views::instructions(ctx, &api.scenes),
         RouteId::PackageDiagram => package_views::diagram(ctx, &api.scenes),
         RouteId::PackageSlip => package_views::slip(ctx, &api.scenes),

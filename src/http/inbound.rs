@@ -119,7 +119,7 @@ fn occurred_at(v: String) -> Result<String, ApiError> {
         .map_err(|_| ApiError::validation("occurredAt", "occurredAt must be an RFC 3339 time."))
 }
 
-fn respond(ctx: &mut Ctx<'_>, cb: &Callback) -> Result<Resp, ApiError> {
+pub(super) fn respond(ctx: &mut Ctx<'_>, cb: &Callback) -> Result<Resp, ApiError> {
     let r = inbound::receive(&ctx.app.domain, cb, ctx.client_id())?;
     // A replay is acknowledged only once the first delivery's effect is durable.
     ctx.wrote();

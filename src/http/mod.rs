@@ -38,6 +38,7 @@ pub mod response;
 pub mod routes;
 pub mod shapes;
 pub mod space;
+mod station;
 mod text;
 pub mod warehouses;
 pub mod webhooks;

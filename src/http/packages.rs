@@ -203,12 +203,21 @@ pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .on("status")
         })?),
     };
-    let (items, total) = packages::list(
-        &ctx.app.store,
-        &Filter { order_id, status },
-        page.limit,
-        page.offset,
-    )?;
+    let oldest_first = match q.get("sort") {
+        None | Some("") | Some("newest") => false,
+        Some("oldest") => true,
+        Some(_) => {
+            return Err(ApiError::bad_request("sort must be newest or oldest.").on("sort"));
+        }
+    };
+    let warehouse_id = q.get("warehouseId").filter(|w| !w.is_empty());
+    let filter = Filter {
+        order_id,
+        status,
+        warehouse_id: warehouse_id.map(str::to_string),
+        oldest_first,
+    };
+    let (items, total) = packages::list(&ctx.app.store, &filter, page.limit, page.offset)?;
     let items: Vec<PackageOut<'_>> = items.iter().map(out).collect();
     Ok(json(StatusCode::OK, &page.typed("packages", items, total)))
 }

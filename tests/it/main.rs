@@ -22,6 +22,7 @@ mod package_views;
 mod packing_api;
 mod products;
 mod restart;
+mod station;
 mod structure;
 mod support;
 mod system;

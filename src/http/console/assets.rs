@@ -38,6 +38,8 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/catalog.js", JS),
     asset!("js/admin.js", JS),
     asset!("js/reference.js", JS),
+    asset!("js/station.js", JS),
+    asset!("station.css", "text/css; charset=utf-8"),
 ];
 
 /// The ETag of each asset, in the order of [`ASSETS`]: the first 16 bytes of its SHA-256.

@@ -208,6 +208,8 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             let mut params = page_params();
             params.push(query_param("orderId", "Only the packages of this order.", json!({"type": "string", "format": "uuid"})));
             params.push(query_param("status", "Only packages in this status.", json!({"enum": storage::PackageStatus::ALL.map(storage::PackageStatus::as_str)})));
+            params.push(query_param("warehouseId", "Only packages packed at this warehouse. Walks the packages the other filters select: narrow by status (a station's queue: status=created&sort=oldest&limit=1 is the next package to pack).", json!({"type": "string"})));
+            params.push(query_param("sort", "By creation: newest first (default) or oldest first.", json!({"enum": ["newest", "oldest"], "default": "newest"})));
             (params, None, vec![ok(200, "A page of packages", schema_ref("PackageList"))])
         }
         GetPackage => (vec![], None, vec![ok(200, "The package", schema_ref("Package"))]),
@@ -224,6 +226,7 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             vec![content(200, "A self-contained HTML page: order reference, ship-to address, contents, box, the packed box's diagram and a Code 128 barcode of the package id", "text/html")],
         ),
         ShipPackage => (vec![], Some(body_of("ShipPackage")), vec![ok(200, "The shipped package", schema_ref("Package"))]),
+        MarkPackagePacked => (vec![], None, vec![ok(200, "Exactly the answer of the WMS status callback with status packed, from the source station:<caller> (a console user is user:NAME) and a fresh eventId: applied moves a created or picking package to packed; a package already packed or beyond, voided or returned is recorded as ignored with a note and left as it is. Either way the event is kept in the package's events", schema_ref("InboundResult"))]),
         WmsPackageStatus => (vec![], Some(body_of("WmsPackageStatus")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown package", schema_ref("InboundResult"))]),
         CarrierTracking => (vec![], Some(body_of("CarrierTracking")), vec![ok(200, "The event as recorded (applied, ignored or duplicate) and the package; 404 for an unknown tracking number", schema_ref("InboundResult"))]),
         CancelOrder => (vec![], Some(json!({ "required": false, "content": json_content(schema_ref("OrderCancel")) })), vec![ok(200, "The cancelled order (or the unchanged one if it was cancelled already)", schema_ref("Order"))]),

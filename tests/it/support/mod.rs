@@ -10,6 +10,7 @@ mod client;
 mod console;
 mod crash;
 mod fixtures;
+pub mod print;
 mod receiver;
 mod server;
 mod tools;
