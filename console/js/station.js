@@ -48,8 +48,7 @@ export async function station(el) {
   fill(el, h('h1', {}, 'Packing station'),
     h('div', { class: 'station-bar' }, form,
       h('label', {}, 'Warehouse', warehouse), h('label', {}, 'Slip paper', paper)),
-    h('p', { id: 'station-keys', class: 'muted' }, 'Enter or → next step, ← back. Scan another id at any time.'),
-    message, work, next);
+    next, message, work);
   const refocus = () => { if (el.isConnected) scan.focus(); };
   const say = (node) => fill(message, node);
 
@@ -169,14 +168,15 @@ export async function station(el) {
         h('span', { id: 'station-status' }, badge(pkg.status)),
         h('span', { class: 'muted' }, `Box ${plan.boxId} · ${plan.steps.length} units · warehouse ${plan.warehouseId}`)),
       h('div', { class: 'station-grid' },
-        h('figure', { class: 'station-figure' },
-          h('img', { id: 'station-diagram', alt: '' }),
-          h('figcaption', { class: 'muted' }, 'Front of the box at the bottom right; the current unit highlighted.')),
+        h('figure', { class: 'station-figure' }, h('img', { id: 'station-diagram', alt: '' })),
         h('div', { class: 'station-text' },
           h('p', { id: 'station-step', class: 'station-step' }),
           h('div', { id: 'station-what', class: 'station-what' }),
           h('div', { class: 'bar' }, back, forward),
-          h('div', { class: 'bar' }, packed, slip))));
+          h('div', { class: 'bar' }, packed, slip),
+          h('p', { id: 'station-keys', class: 'muted' }, 'Enter or → next step, ← back. Scan another id at any time.'),
+          // The offer of the next package moves beside the steps, leaving the height to the picture.
+          next)));
     drawStep();
   }
 
@@ -188,6 +188,7 @@ export async function station(el) {
     const step = work.querySelector('#station-step');
     const what = work.querySelector('#station-what');
     const base = `/api/packages/${enc(pkg.id)}`;
+    fitDiagram();
     work.querySelector('#station-slip').href = `${base}/slip?paper=${state.paper}`;
     work.querySelector('#station-back').disabled = at === 0;
     work.querySelector('#station-forward').disabled = at === n + 1;
@@ -221,6 +222,20 @@ export async function station(el) {
       fill(what, h('p', {}, 'Check the box against the picture, close it, then press Packed and print the slip.'));
     }
   }
+
+  /** The diagram as tall as the window leaves below its top (at least 12em, in CSS). */
+  function fitDiagram() {
+    const img = work.querySelector('#station-diagram');
+    if (!img) return;
+    const top = img.getBoundingClientRect().top + window.scrollY;
+    img.style.maxHeight = `${Math.max(200, window.innerHeight - top - 28)}px`;
+  }
+
+  function onResize() {
+    if (el.isConnected) fitDiagram();
+    else window.removeEventListener('resize', onResize);
+  }
+  window.addEventListener('resize', onResize);
 
   async function markPacked(button) {
     const { pkg } = state.view;
@@ -256,9 +271,9 @@ export async function station(el) {
       }
       const open = h('button', { type: 'button', id: 'station-open-next' }, 'Open next');
       open.addEventListener('click', () => openPackage(p.id));
-      fill(next, h('h2', {}, `Next at ${state.warehouse}`),
-        h('p', {}, h('code', { id: 'station-next-id' }, p.id), ` box ${p.boxId}, waiting since ${when(p.createdAt)}`,
-          ` (${pagination.total} waiting) `, open));
+      fill(next, h('p', { class: 'station-next' }, h('b', {}, `Next at ${state.warehouse}: `),
+        h('code', { id: 'station-next-id' }, p.id), ` box ${p.boxId}, waiting since ${when(p.createdAt)}`,
+        ` (${pagination.total} created at ${state.warehouse} in all) `, open));
     } catch (err) {
       fill(next, errorBox(err));
     }

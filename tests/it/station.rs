@@ -356,18 +356,25 @@ async fn a_packer_scans_a_package_steps_through_it_and_marks_it_packed() {
         Some(format!("/api/packages/{pkg}/slip?paper=a4").as_str())
     );
 
-    // The page fits the bench's screen and a narrow one, without sideways scrolling.
+    // The page fits the bench's screen and a narrow one: no sideways scrolling, and what a
+    // packer needs at a step is on screen without scrolling down.
+    let script = "const below = arguments[0].filter((s) =>
+            document.querySelector(s).getBoundingClientRect().bottom > window.innerHeight);
+        return [document.documentElement.scrollWidth <= window.innerWidth, below];";
+    let needed = json!([
+        "#scan",
+        "#station-step",
+        "#station-diagram",
+        "#station-packed"
+    ]);
     for (width, height) in [(1366, 768), (768, 1024)] {
         b.client.set_window_size(width, height).await.unwrap();
         let fits = b
             .client
-            .execute(
-                "return document.documentElement.scrollWidth <= window.innerWidth;",
-                vec![],
-            )
+            .execute(script, vec![needed.clone()])
             .await
             .unwrap();
-        assert_eq!(fits, json!(true), "{width} wide");
+        assert_eq!(fits, json!([true, []]), "{width}x{height}");
     }
 
     b.click("#station-packed").await;
