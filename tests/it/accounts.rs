@@ -264,6 +264,7 @@ async fn every_role_on_every_route_class_is_allowed_or_forbidden_by_the_one_tabl
     for class in [
         Class::Session,
         Class::ReadOrders,
+        Class::Pack,
         Class::Operate,
         Class::Administer,
         Class::Machines,

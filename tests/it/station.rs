@@ -406,6 +406,20 @@ async fn a_packer_scans_a_package_steps_through_it_and_marks_it_packed() {
             &json!("applied")
         )
     );
+
+    // An order's id, or its external id, opens its package waiting to be packed.
+    let other = s.get_ok(&format!("/api/packages/{}", ids[1])).await;
+    keys(
+        &b,
+        &format!("{}{ENTER}", other["orderId"].as_str().unwrap()),
+    )
+    .await;
+    b.text("#station-package", &ids[1]).await;
+    b.text("#station-step", "Take box TALL").await;
+    keys(&b, &format!("{pkg}{ENTER}")).await;
+    b.text("#station-package", pkg).await;
+    keys(&b, &format!("SO-BENCH-1{ENTER}")).await;
+    b.text("#station-package", &ids[1]).await;
     b.close().await;
 }
 
