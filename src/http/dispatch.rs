@@ -39,6 +39,7 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::GetOrder => orders::get(ctx),
         RouteId::UpdateOrder => orders::update(ctx),
         RouteId::CancelOrder => orders::cancel(ctx),
+        RouteId::ListOrderEvents => orders::events(ctx),
         RouteId::BulkImportOrders => bulk_import::import(ctx),
         RouteId::ListWebhooks => webhooks::list(ctx),
         RouteId::CreateWebhook => webhooks::create(ctx),
