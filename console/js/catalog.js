@@ -74,7 +74,7 @@ export async function products(el, params) {
   try {
     if (params.get('sku')) {
       const p = await get(`/api/products/sku/${encodeURIComponent(params.get('sku'))}`);
-      fill(out, params.get('created') ? notice(`Product ${p.sku} created.`) : null, table(headers, [row(p)], 'wide'));
+      fill(out, params.get('created') ? notice(`Product ${p.sku} created.`) : null, table(headers, [row(p)], manage ? 'wide actions' : 'wide'));
       return;
     }
     const q = new URLSearchParams({ limit: '50' });
@@ -82,7 +82,7 @@ export async function products(el, params) {
     const res = await get(`/api/products?${q}`);
     const gone = params.get('deleted');
     fill(out, gone ? notice(`Product ${gone} deleted.`) : null,
-      table(headers, res.products.map(row), 'wide'), pager(res.pagination, params));
+      table(headers, res.products.map(row), manage ? 'wide actions' : 'wide'), pager(res.pagination, params));
   } catch (err) {
     fill(out, errorBox(err));
   }

@@ -3,7 +3,7 @@
 //! domain function that makes the change, inside its transaction, so the history never
 //! misses a committed change nor holds one that was not committed.
 
-use storage::tables::{OrderEvents, OrderPackages};
+use storage::tables::{OrderEvents, OrderPackages, PackageEvents};
 use storage::{InboundOutcome, OrderEventRecord, OrderRecord, OrderStatus, Store, Tx, TxFail};
 
 pub const CREATED: &str = "order.created";
@@ -154,7 +154,9 @@ pub fn timeline(store: &Store, order: &OrderRecord) -> storage::Result<(Vec<Entr
         }
     }
     for pid in store.get::<OrderPackages>(&order.id)?.unwrap_or_default() {
-        for e in super::inbound::events(store, pid)? {
+        // Read here rather than through `inbound`, which depends on this module.
+        for e in store.scan_prefix::<PackageEvents>(&pid.to_be_bytes()) {
+            let (_, e) = e?;
             let outcome = match e.outcome {
                 InboundOutcome::Applied => "applied".to_string(),
                 InboundOutcome::Ignored => format!("ignored: {}", e.note),

@@ -31,6 +31,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 pub static ASSETS: &[Asset] = &[
     asset!("index.html", "text/html; charset=utf-8"),
     asset!("app.css", "text/css; charset=utf-8"),
+    asset!("icon.svg", "image/svg+xml"),
     asset!("js/app.js", JS),
     asset!("js/api.js", JS),
     asset!("js/dom.js", JS),

@@ -1,4 +1,4 @@
-//! `/api/orders`: the handlers (create, list, get, patch, cancel, events) and how domain errors of
+//! `/api/orders`: the handlers (create, list, get, patch, cancel) and how domain errors of
 //! orders answer; request validation is in `input`, the JSON shape in `output`, the
 //! OpenAPI schemas in `schema`.
 
@@ -14,13 +14,11 @@ use storage::OrderStatus;
 use super::body;
 use super::ctx::Ctx;
 use super::error::ApiError;
-use super::packages::package_ref;
 use super::query::Query;
 use super::response::{json, Resp};
 use super::text::short_text;
 use crate::domain::order_list::{self, Filter};
 use crate::domain::orders::{self, Created, OrderError};
-use crate::domain::time_fmt::rfc3339;
 use input::{parse_from_date, patch, status_list, CancelInput, PatchInput};
 
 pub use input::{new_order, LineInput, OrderInput};
@@ -148,30 +146,6 @@ pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         Some(o) => Ok(json(StatusCode::OK, &out(&o))),
         None => Err(OrderError::NotFound.into()),
     }
-}
-
-/// `GET /api/orders/{id}/events`: the order's timeline, oldest first.
-pub fn events(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let id = parse_id(ctx.param("id"))?;
-    let Some(o) = orders::get(&ctx.app.store, id)? else {
-        return Err(OrderError::NotFound.into());
-    };
-    let (list, recorded) = crate::domain::order_events::timeline(&ctx.app.store, &o)?;
-    let events: Vec<serde_json::Value> = list
-        .iter()
-        .map(|e| {
-            serde_json::json!({
-                "at": rfc3339(e.at_ms),
-                "kind": e.kind,
-                "status": e.status,
-                "note": e.note,
-                "actor": e.actor,
-                "packageId": e.package_id.map(package_ref),
-            })
-        })
-        .collect();
-    let body = serde_json::json!({ "orderId": uuid::Uuid::from_u128(id), "recorded": recorded, "events": events });
-    Ok(json(StatusCode::OK, &body))
 }
 
 pub fn update(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
