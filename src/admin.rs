@@ -161,6 +161,7 @@ async fn answer(
         Ok(req) => {
             let outcome = tokio::task::spawn_blocking(move || match &req {
                 Request::Backup { out } => crate::ops::backup::write(&store, &data_dir, out)
+                    .inspect_err(|e| backups.failed_now(format!("{e:#}")))
                     .and_then(|r| {
                         backups.written_now();
                         Ok(serde_json::to_value(r)?)

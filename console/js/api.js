@@ -64,3 +64,4 @@ export async function api(method, path, body) {
 export const get = (path) => api('GET', path);
 export const post = (path, body) => api('POST', path, body === undefined ? {} : body);
 export const patch = (path, body) => api('PATCH', path, body);
+export const del = (path) => api('DELETE', path);

@@ -1,11 +1,59 @@
-// Products (list and search by SKU) and warehouses with their box catalog, which an
-// operator edits here as a table and saves whole (PATCH boxes replaces the catalog).
+// Products (list, search by SKU, create, delete) and warehouses (list, create) with their
+// box catalog, which an operator edits here as a table and saves whole (PATCH boxes
+// replaces the catalog). Warehouses have no delete in the API: stock, allocations and
+// packages refer to them.
 
-import { get, patch } from './api.js';
-import { h, fill, link, table, when, pager, field, errorBox, notice, act, loading } from './dom.js';
+import { get, post, patch, del, atLeast } from './api.js';
+import { h, fill, link, table, when, pager, field, select, errorBox, notice, act, loading } from './dom.js';
 import { go } from './app.js';
 
 const dims = (d) => (d ? `${d.width} x ${d.height} x ${d.length}` : '');
+
+const num = (v) => (v === '' ? undefined : Number(v));
+
+/** The new-product form's body: only what was filled in, numbers as numbers. */
+function productBody(f) {
+  const body = { sku: f.sku.value.trim(), name: f.name.value.trim(), price: num(f.price.value) };
+  if (f.weight.value !== '') body.weight = num(f.weight.value);
+  const d = ['width', 'height', 'length'].filter((k) => f[k].value !== '');
+  if (d.length) body.dimensions = Object.fromEntries(d.map((k) => [k, num(f[k].value)]));
+  if (f.lowStockThreshold.value !== '') body.lowStockThreshold = num(f.lowStockThreshold.value);
+  if (f.orientation.value !== 'any') body.orientation = f.orientation.value;
+  return body;
+}
+
+function newProductForm() {
+  const out = h('div', { 'aria-live': 'polite' });
+  const save = h('button', { type: 'submit', class: 'primary' }, 'Create product');
+  const n = { type: 'number', step: 'any', min: '0', size: 7 };
+  const form = h('form', { id: 'new-product' },
+    h('div', { class: 'bar' },
+      field('SKU', { name: 'sku', required: true, size: 14 }), field('Name', { name: 'name', required: true, size: 24 }),
+      field('Price', { ...n, name: 'price', required: true }), field('Weight', { ...n, name: 'weight' }),
+      field('Width', { ...n, name: 'width' }), field('Height', { ...n, name: 'height' }), field('Length', { ...n, name: 'length' }),
+      field('Low-stock threshold', { ...n, step: '1', name: 'lowStockThreshold' }),
+      select('Orientation', { name: 'orientation' }, [['any', 'any'], ['upright', 'upright']]),
+      save),
+    out);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(save, out, async () => {
+      const p = await post('/api/products', productBody(form));
+      go(`/console/products?sku=${encodeURIComponent(p.sku)}&created=1`);
+    });
+  });
+  return h('details', { class: 'op' }, h('summary', { id: 'new-product-toggle' }, 'New product'), form);
+}
+
+function deleteButton(p, out) {
+  const b = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete product ${p.sku}`, 'data-sku': p.sku }, 'Delete');
+  b.addEventListener('click', () => act(b, out, async () => {
+    if (!window.confirm(`Delete product ${p.sku}? Orders can no longer name it.`)) return;
+    await del(`/api/products/${encodeURIComponent(p.id)}`);
+    go(`/console/products?deleted=${encodeURIComponent(p.sku)}`);
+  }));
+  return b;
+}
 
 export async function products(el, params) {
   const form = h('form', { class: 'bar', role: 'search' },
@@ -15,29 +63,54 @@ export async function products(el, params) {
     e.preventDefault();
     go(`/console/products${form.sku.value ? `?sku=${encodeURIComponent(form.sku.value)}` : ''}`);
   });
-  const out = h('div', {}, loading());
-  fill(el, h('h1', {}, 'Products'), form, out);
+  const out = h('div', { id: 'products-list', 'aria-live': 'polite' }, loading());
+  const manage = atLeast('operator');
+  fill(el, h('h1', {}, 'Products'), manage ? newProductForm() : null, form, out);
   const row = (p) => [p.sku, p.name, typeof p.price === 'object' ? JSON.stringify(p.price) : p.price,
-    p.weight ?? '', dims(p.dimensions), p.hazmat ? p.hazmat.class || 'yes' : '', p.lowStockThreshold, when(p.updatedAt)];
-  const headers = ['SKU', 'Name', 'Price', 'Weight', 'W x H x L', 'Hazmat', 'Low-stock threshold', 'Updated'];
+    p.weight ?? '', dims(p.dimensions), p.hazmat ? p.hazmat.class || 'yes' : '', p.lowStockThreshold, when(p.updatedAt),
+    manage ? deleteButton(p, out) : null];
+  const headers = ['SKU', 'Name', 'Price', 'Weight', 'W x H x L', 'Hazmat', 'Low-stock threshold', 'Updated', manage ? 'Actions' : null]
+    .filter((x) => x !== null);
   try {
     if (params.get('sku')) {
       const p = await get(`/api/products/sku/${encodeURIComponent(params.get('sku'))}`);
-      fill(out, table(headers, [row(p)], 'wide'));
+      fill(out, params.get('created') ? notice(`Product ${p.sku} created.`) : null, table(headers, [row(p)], manage ? 'wide actions' : 'wide'));
       return;
     }
     const q = new URLSearchParams({ limit: '50' });
     if (params.get('offset')) q.set('offset', params.get('offset'));
     const res = await get(`/api/products?${q}`);
-    fill(out, table(headers, res.products.map(row), 'wide'), pager(res.pagination, params));
+    const gone = params.get('deleted');
+    fill(out, gone ? notice(`Product ${gone} deleted.`) : null,
+      table(headers, res.products.map(row), manage ? 'wide actions' : 'wide'), pager(res.pagination, params));
   } catch (err) {
     fill(out, errorBox(err));
   }
 }
 
+function newWarehouseForm() {
+  const out = h('div', { 'aria-live': 'polite' });
+  const save = h('button', { type: 'submit', class: 'primary' }, 'Create warehouse');
+  const form = h('form', { id: 'new-warehouse' },
+    h('div', { class: 'bar' },
+      field('Id (empty: generated)', { name: 'id', size: 14, pattern: '[A-Za-z0-9-]{1,32}' }),
+      field('Name', { name: 'name', required: true, size: 28 }), save),
+    out);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(save, out, async () => {
+      const body = { name: form.name.value.trim() };
+      if (form.id.value.trim()) body.id = form.id.value.trim();
+      const w = await post('/api/warehouses', body);
+      go(`/console/warehouses/${encodeURIComponent(w.id)}`);
+    });
+  });
+  return h('details', { class: 'op' }, h('summary', { id: 'new-warehouse-toggle' }, 'New warehouse'), form);
+}
+
 export async function warehouses(el, params) {
-  const out = h('div', {}, loading());
-  fill(el, h('h1', {}, 'Warehouses'), out);
+  const out = h('div', { id: 'warehouses-list' }, loading());
+  fill(el, h('h1', {}, 'Warehouses'), atLeast('operator') ? newWarehouseForm() : null, out);
   const q = new URLSearchParams({ limit: '50' });
   if (params.get('offset')) q.set('offset', params.get('offset'));
   try {
@@ -90,8 +163,8 @@ export async function warehouse(el, params, id) {
     return;
   }
   const tbody = h('tbody', {}, w.boxes.map((b, i) => boxRow(b, i + 1)));
-  const out = h('div', { 'aria-live': 'polite' });
-  const add = h('button', { type: 'button' }, 'Add a box');
+  const out = h('div', { id: 'boxes-result', 'aria-live': 'polite' });
+  const add = h('button', { type: 'button', id: 'add-box' }, 'Add a box');
   add.addEventListener('click', () => tbody.append(boxRow({}, tbody.rows.length + 1)));
   const save = h('button', { type: 'submit', class: 'primary' }, 'Save box catalog');
   const form = h('form', { id: 'boxes-form' },
@@ -101,10 +174,11 @@ export async function warehouse(el, params, id) {
     h('div', { class: 'bar' }, add, save), out);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
+    fill(out);
     act(save, out, async () => {
       await patch(`/api/warehouses/${encodeURIComponent(id)}`, { boxes: readBoxes(tbody) });
       await warehouse(el, params, id);
-      el.append(notice('Box catalog saved.'));
+      fill(el.querySelector('#boxes-result'), notice('Box catalog saved.'));
     });
   });
   const a = w.address;

@@ -1,8 +1,8 @@
 // The dashboard: today's orders by status, the packing backlog, low stock, failing
-// webhook subscriptions and disk use, each card from the API calls the role may make.
+// webhook subscriptions, disk use and the last backup (from /health), each card from the API calls the role may make.
 
 import { get, atLeast } from './api.js';
-import { h, fill, link, table, errorBox, loading } from './dom.js';
+import { h, fill, link, table, errorBox, loading, when } from './dom.js';
 
 const STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled'];
 
@@ -29,6 +29,18 @@ function bytes(n) {
   return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
 }
 
+/** The latest backup's time and outcome, from /health. */
+function lastBackup(b) {
+  if (!b) return 'unknown';
+  const sched = b.scheduled ? '' : ' (no backup_dir: backups are not scheduled)';
+  if (!b.lastResult) return `none since the server started${sched}`;
+  const ok = b.lastSuccessAt ? `last success ${when(b.lastSuccessAt)}` : 'no success since the server started';
+  if (b.lastResult === 'failed') {
+    return [h('span', { class: 'badge failed' }, 'failed'), ` at ${when(b.lastFailureAt)} (the reason is in the server log); ${ok}${sched}`];
+  }
+  return `succeeded at ${when(b.lastSuccessAt)}${sched}`;
+}
+
 export async function dashboard(el) {
   const today = new Date().toISOString().slice(0, 10);
   const [today_, todayBody] = card(`Orders created today (${today}, UTC)`, 'orders-today');
@@ -52,7 +64,9 @@ export async function dashboard(el) {
         h('dt', {}, 'Version'), h('dd', {}, health.version),
         h('dt', {}, 'Up for'), h('dd', {}, `${Math.round(health.uptimeSeconds / 60)} min`),
         h('dt', {}, 'Disk use'), h('dd', {}, bytes(health.storage && health.storage.sizeOnDiskBytes)),
-        h('dt', {}, 'Last backup'), h('dd', {}, 'not reported by the API (see fulfilld backup status)'));
+        h('dt', {}, 'Free disk space'), h('dd', {}, bytes(health.storage && health.storage.freeBytes)),
+        health.reason ? [h('dt', {}, 'Degraded'), h('dd', { class: 'error' }, health.reason)] : null,
+        h('dt', {}, 'Last backup'), h('dd', { id: 'last-backup' }, lastBackup(health.backups)));
     }),
   ];
   if (atLeast('operator')) {

@@ -1,6 +1,6 @@
 // Orders: the searchable, filtered, paged list (GET /api/orders with q, status, fromDate,
 // limit, offset from the page's own URL) and one order with its lines, allocations,
-// packages and timeline, plus cancel and "pack now".
+// packages and timeline (GET /api/orders/{id}/events), plus cancel and "pack now".
 
 import { get, post, atLeast } from './api.js';
 import { h, fill, link, table, badge, when, pager, select, field, errorBox, notice, act, loading, loadRecord } from './dom.js';
@@ -41,10 +41,13 @@ export async function orderList(el, params) {
 }
 
 export async function orderDetail(el, _params, id) {
+  // The three reads go out together; the page waits for the order first.
+  const packagesP = get(`/api/packages?orderId=${encodeURIComponent(id)}&limit=200`)
+    .then((r) => r.packages).catch((err) => err);
+  const eventsP = get(`/api/orders/${encodeURIComponent(id)}/events`).catch((err) => err);
   const order = await loadRecord(el, 'Order', () => get(`/api/orders/${encodeURIComponent(id)}`), '/console/orders', 'Back to orders');
   if (order === undefined) return;
-  const packages = await get(`/api/packages?orderId=${encodeURIComponent(id)}&limit=200`)
-    .then((r) => r.packages).catch((err) => err);
+  const packages = await packagesP;
   const out = h('div', { id: 'order-actions-result', 'aria-live': 'polite' });
   const actions = h('div', { class: 'bar' });
   const open = !['cancelled', 'shipped', 'delivered'].includes(order.status);
@@ -91,29 +94,23 @@ export async function orderDetail(el, _params, id) {
         p.items.map((i) => `${i.sku} x${i.quantity}`).join(', '), p.carrier || '', p.trackingNumber || ''])),
     h('h2', {}, 'Events'),
     h('div', { id: 'order-events' }, loading()));
-  const events = await timeline(order, packages instanceof Error ? [] : packages);
-  fill(el.querySelector('#order-events'),
-    table(['When', 'What'], events.map((e) => [when(e.at), e.what])));
+  const list = await eventsP;
+  fill(el.querySelector('#order-events'), list instanceof Error ? errorBox(list) : [
+    list.recorded ? null : h('p', { class: 'muted' }, 'This order was created before order histories were kept: its creation and latest change come from the order record.'),
+    table(['When', 'What', 'Status', 'By'], list.events.map((e) => [when(e.at), describe(e), badge(e.status), e.actor || 'fulfilld'])),
+  ]);
 }
 
-/** Every event known for the order, oldest first: its creation, its packages, their
- * inbound WMS and carrier events, and its last change. */
-async function timeline(order, packages) {
-  const events = [{ at: order.createdAt, what: `Order created (${order.itemCount} items)` }];
-  const perPackage = await Promise.all(packages.map((p) =>
-    get(`/api/packages/${encodeURIComponent(p.id)}/events`).then((r) => r.events).catch(() => [])));
-  packages.forEach((p, i) => {
-    events.push({ at: p.createdAt, what: `Package ${p.id} packed into box ${p.boxId} at ${p.warehouseId}` });
-    if (p.shippedAt) events.push({ at: p.shippedAt, what: `Package ${p.id} shipped${p.carrier ? ` with ${p.carrier}` : ''}` });
-    if (p.deliveredAt) events.push({ at: p.deliveredAt, what: `Package ${p.id} delivered` });
-    for (const e of perPackage[i]) {
-      events.push({ at: e.receivedAt, what: `${e.source}: package ${p.id} ${e.status}${e.location ? ` at ${e.location}` : ''} (${e.outcome})` });
-    }
-  });
-  if (order.updatedAt !== order.createdAt) {
-    const what = order.status === 'cancelled' ? `Order cancelled${order.cancelReason ? `: ${order.cancelReason}` : ''}`
-      : `Order is ${order.status} (last change)`;
-    events.push({ at: order.updatedAt, what });
-  }
-  return events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+const LABELS = {
+  'order.created': 'Order created', 'order.updated': 'Order changed', 'order.cancelled': 'Order cancelled',
+  'order.packed': 'Order packed', 'order.not_packed': 'Order could not be packed', 'order.shipped': 'Order shipped',
+  'order.delivered': 'Order delivered', 'package.shipped': 'Package shipped', 'package.delivered': 'Package delivered',
+  'package.callback': 'Callback',
+};
+
+/** One timeline entry as a sentence: what happened, then its details. */
+function describe(e) {
+  const what = LABELS[e.kind] || e.kind;
+  const pkg = e.packageId ? ` about package ${e.packageId}` : '';
+  return e.note ? `${what}${pkg}: ${e.note}` : `${what}${pkg}`;
 }

@@ -8,6 +8,7 @@ pub mod idempotency;
 pub mod inbound;
 pub mod inventory;
 pub mod money;
+pub mod order_events;
 pub mod order_index;
 pub mod order_list;
 pub mod order_packing;

@@ -16,6 +16,7 @@ use storage::{
 
 use super::counters::{bump, next_version, package_count, set_order_status};
 use super::events::{emit, ORDER_UPDATED, PACKAGE_CREATED};
+use super::order_events::{self as history, Change as Step};
 use super::state::Domain;
 use super::time_fmt::now_ms;
 use crate::config::Units;
@@ -256,6 +257,8 @@ pub fn commit(
             order.pending_reason = Some(reason.clone());
             order.updated_at_ms = next_version(order.updated_at_ms, now);
             tx.insert::<Orders>(&id, &order)?;
+            let note = Some(reason.clone());
+            Step::by(history::NOT_PACKED, order.status, note, "").record(tx, id, now)?;
             return Ok(Packed::Failed(order));
         }
         let mut packages = Vec::with_capacity(built.len());
@@ -280,6 +283,13 @@ pub fn commit(
         order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&id, &order)?;
         emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
+        let boxes: Vec<&str> = packages.iter().map(|p| p.box_id.as_str()).collect();
+        let note = Some(format!(
+            "{} package(s): {}",
+            packages.len(),
+            boxes.join(", ")
+        ));
+        Step::by(history::PACKED, order.status, note, "").record(tx, id, now)?;
         Ok(Packed::Done(order, packages))
     });
     if let Ok(Packed::Done(o, _) | Packed::Failed(o)) = &result {

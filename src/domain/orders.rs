@@ -18,6 +18,7 @@ use super::allocation::{self, Stock};
 use super::counters::{bump, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
+use super::order_events::{self as history, Change as Step};
 use super::state::Domain;
 use super::time_fmt::now_ms;
 
@@ -264,6 +265,7 @@ pub fn create(d: &Domain, new: &NewOrder, client_id: &str) -> Result<Created, Tx
         // The order's claim to be packed, consumed by the transaction that packs it.
         tx.insert::<PackingJobs>(&id, &())?;
         emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
+        Step::by(history::CREATED, order.status, None, client_id).record(tx, id, now)?;
         Ok(Created::New(order))
     });
     if let Ok(Created::New(o)) = &result {
@@ -346,6 +348,8 @@ pub fn cancel(
         o.updated_at_ms = next_version(o.updated_at_ms, now);
         tx.insert::<Orders>(&o.id, &o)?;
         emit(tx, ORDER_CANCELLED, now, || shapes.order(&o))?;
+        let note = reason.map(str::to_string);
+        Step::by(history::CANCELLED, o.status, note, client_id).record(tx, id, now)?;
         Ok((o, true))
     });
     if let Ok((o, true)) = &result {
@@ -398,7 +402,9 @@ pub fn update(
             o.billing_address = v.clone();
         }
         let mut cancelled = false;
+        let mut moved = None;
         if let Some(to) = p.status.filter(|to| *to != o.status) {
+            moved = Some((o.status, to));
             if !can_move(o.status, to) {
                 return abort(OrderError::InvalidTransition { from: o.status, to });
             }
@@ -417,6 +423,7 @@ pub fn update(
             ORDER_UPDATED
         };
         emit(tx, kind, now, || shapes.order(&o))?;
+        Step::update(cancelled, &edits, moved, o.status, client_id).record(tx, id, now)?;
         Ok(o)
     });
     if let Ok(o) = &result {

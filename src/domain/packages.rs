@@ -15,6 +15,7 @@ use super::events::{
     emit, Shapes, ORDER_SHIPPED, ORDER_UPDATED, PACKAGE_DELIVERED, PACKAGE_SHIPPED,
 };
 use super::inventory::{self, Change, InventoryError};
+use super::order_events::{self as history, Change as Step};
 use super::state::Domain;
 use super::time_fmt::now_ms;
 
@@ -161,10 +162,24 @@ pub(crate) fn advance(
             }
         }
     }
+    let pkg = uuid::Uuid::from_u128(p.id);
+    let mut steps = Vec::new();
+    if ships {
+        let via = match (&p.carrier, &p.tracking_number) {
+            (Some(c), Some(t)) => format!(" with {c}, tracking {t}"),
+            _ => String::new(),
+        };
+        steps.push((history::PACKAGE_SHIPPED, format!("package {pkg}{via}")));
+    }
+    if delivered {
+        steps.push((history::PACKAGE_DELIVERED, format!("package {pkg}")));
+    }
     let mut moved = false;
+    let mut order_steps = Vec::new();
     if order.status == OrderStatus::Processing && siblings.iter().all(|s| shipped(s.progress)) {
         set_order_status(tx, &mut order, OrderStatus::Shipped)?;
         moved = true;
+        order_steps.push(history::SHIPPED);
         order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&order.id, &order)?;
         let tracking: Vec<String> = siblings
@@ -182,9 +197,16 @@ pub(crate) fn advance(
     {
         set_order_status(tx, &mut order, OrderStatus::Delivered)?;
         moved = true;
+        order_steps.push(history::DELIVERED);
         order.updated_at_ms = next_version(order.updated_at_ms, now);
         tx.insert::<Orders>(&order.id, &order)?;
         emit(tx, ORDER_UPDATED, now, || shapes.order(&order))?;
+    }
+    for (kind, note) in steps {
+        Step::by(kind, order.status, Some(note), client_id).record(tx, order.id, now)?;
+    }
+    for kind in order_steps {
+        Step::by(kind, order.status, None, client_id).record(tx, order.id, now)?;
     }
     Ok(moved.then_some(order))
 }

@@ -45,7 +45,7 @@ pub fn class(id: RouteId) -> Class {
         Health | Token | OpenApi | Docs | Metrics | PackingHealth | PackingOpenApi
         | ConsoleLoginForm | ConsoleLogin | ConsoleShell | ConsolePage => Class::Open,
         ConsoleLogout | ConsoleSession => Class::Session,
-        ListOrders | GetOrder | ListPackages | GetPackage | ListPackageEvents
+        ListOrders | GetOrder | ListOrderEvents | ListPackages | GetPackage | ListPackageEvents
         | PackageInstructions | PackageDiagram | PackageSlip | ListWarehouses | GetWarehouse => {
             Class::ReadOrders
         }

@@ -6,8 +6,8 @@ use super::error::ApiError;
 use super::response::Resp;
 use super::routes::RouteId;
 use super::{
-    bulk_import, console, console_admin, health, inbound, inventory, login, metrics, orders,
-    package_views, packages, packing_api, products, station, warehouses, webhooks,
+    bulk_import, console, console_admin, health, inbound, inventory, login, metrics, order_events,
+    orders, package_views, packages, packing_api, products, station, warehouses, webhooks,
 };
 
 pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Result<Resp, ApiError> {
@@ -39,6 +39,7 @@ pub(super) async fn dispatch(id: RouteId, ctx: &mut Ctx<'_>, api: &Api) -> Resul
         RouteId::GetOrder => orders::get(ctx),
         RouteId::UpdateOrder => orders::update(ctx),
         RouteId::CancelOrder => orders::cancel(ctx),
+        RouteId::ListOrderEvents => order_events::events(ctx),
         RouteId::BulkImportOrders => bulk_import::import(ctx),
         RouteId::ListWebhooks => webhooks::list(ctx),
         RouteId::CreateWebhook => webhooks::create(ctx),

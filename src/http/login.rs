@@ -55,7 +55,8 @@ fn page(status: StatusCode, error: Option<&str>, username: &str, next: &str) -> 
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
 <title>Log in - fulfilld console</title>\n\
-<link rel=\"stylesheet\" href=\"/console/assets/app.css\">\n</head>\n<body>\n<main>\n\
+<link rel=\"stylesheet\" href=\"/console/assets/app.css\">\n\
+<link rel=\"icon\" href=\"/console/assets/icon.svg\" type=\"image/svg+xml\">\n</head>\n<body>\n<main>\n\
 <h1>fulfilld console</h1>\n{alert}\
 <form method=\"post\" action=\"/console/login\"{described}>\n\
 <input type=\"hidden\" name=\"next\" value=\"{next}\">\n\

@@ -25,6 +25,7 @@ pub mod login;
 mod metrics;
 mod observe;
 pub mod openapi;
+mod order_events;
 pub mod orders;
 pub mod package_views;
 pub mod packages;

@@ -20,6 +20,8 @@ pub struct Status {
     pub failed: AtomicU64,
     /// Unix seconds of the last successful backup, scheduled or online; 0 before the first.
     pub last_success_unix: AtomicI64,
+    /// Unix seconds of the last failed backup, scheduled or online; 0 before the first.
+    pub last_failure_unix: AtomicI64,
     pub last_error: Mutex<Option<String>>,
     /// Attempts finished so far; tests await it instead of sleeping.
     attempts: watch::Sender<u64>,
@@ -31,6 +33,7 @@ impl Default for Status {
             succeeded: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             last_success_unix: AtomicI64::new(0),
+            last_failure_unix: AtomicI64::new(0),
             last_error: Mutex::new(None),
             attempts: watch::channel(0).0,
         }
@@ -43,6 +46,13 @@ impl Status {
     pub fn written_now(&self) {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         self.last_success_unix.store(now, Ordering::Relaxed);
+    }
+
+    /// Records a backup that failed now (the reason goes to the log and `last_error`).
+    pub fn failed_now(&self, reason: String) {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        self.last_failure_unix.store(now, Ordering::Relaxed);
+        *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
     }
 
     /// A receiver of the number of attempts finished.
@@ -127,7 +137,7 @@ pub async fn run(
                 status.failed.fetch_add(1, Ordering::Relaxed);
                 let text = format!("{e:#}");
                 tracing::error!(error = %text, dir = %plan.dir.display(), "scheduled backup failed");
-                *status.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+                status.failed_now(text);
             }
         }
         status.attempts.send_modify(|n| *n += 1);

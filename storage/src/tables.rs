@@ -6,8 +6,8 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::keys::Key;
 use crate::records::{
     AuditRecord, ClientRecord, DeliveryRecord, IdempotencyRecord, InboundEventRecord,
-    InboundSecretRecord, InventoryRecord, OrderRecord, OutboxEvent, PackageRecord, ProductRecord,
-    SessionRecord, UserRecord, WarehouseRecord, WebhookRecord,
+    InboundSecretRecord, InventoryRecord, OrderEventRecord, OrderRecord, OutboxEvent,
+    PackageRecord, ProductRecord, SessionRecord, UserRecord, WarehouseRecord, WebhookRecord,
 };
 
 /// A typed view of one sled tree.
@@ -116,4 +116,7 @@ tables! {
     /// The seal of the in-memory index snapshot: written at a clean shutdown and removed
     /// in the batch of the first write after it (see `seal.rs`).
     IndexSeal = "index_seal": String => u128;
+    /// (order id, UUIDv7 of the change) -> one change of the order, oldest first (a tree
+    /// added without a schema bump: empty on older databases, whose orders have no history).
+    OrderEvents = "order_events": (u128, u128) => OrderEventRecord;
 }

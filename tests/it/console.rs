@@ -304,3 +304,59 @@ async fn every_console_path_answers_the_shell_and_assets_revalidate_by_etag() {
     assert_ne!(css.headers()["etag"], etag, "each file has its own tag");
     assert_eq!(get("/console/assets/nope.js").await.unwrap().status(), 404);
 }
+
+#[tokio::test]
+async fn assets_are_served_compressed_as_the_browser_accepts_each_with_its_own_tag() {
+    use std::io::Read;
+    let s = Server::start().await;
+    let http = s.new_client();
+    let get = |coding: &str| {
+        http.get(s.url("/console/assets/js/orders.js"))
+            .header("accept-encoding", coding)
+            .send()
+    };
+    let plain = get("identity").await.unwrap();
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
+    let plain_tag = plain.headers()["etag"].clone();
+    let raw = plain.bytes().await.unwrap();
+
+    let br = get("gzip, deflate, br, zstd").await.unwrap();
+    assert_eq!(br.headers()["content-encoding"], "br");
+    assert_eq!(br.headers()["vary"], "accept-encoding");
+    let br_tag = br.headers()["etag"].clone();
+    let body = br.bytes().await.unwrap();
+    assert!(
+        body.len() * 3 < raw.len(),
+        "{} of {}",
+        body.len(),
+        raw.len()
+    );
+    let mut back = Vec::new();
+    brotli::BrotliDecompress(&mut &body[..], &mut back).unwrap();
+    assert_eq!(back, raw);
+
+    let gz = get("gzip;q=1, br;q=0").await.unwrap();
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    let gz_tag = gz.headers()["etag"].clone();
+    let mut back = Vec::new();
+    flate2::read::GzDecoder::new(&gz.bytes().await.unwrap()[..])
+        .read_to_end(&mut back)
+        .unwrap();
+    assert_eq!(back, raw);
+    assert!(plain_tag != br_tag && br_tag != gz_tag && plain_tag != gz_tag);
+
+    // A tag matches only its own representation.
+    let revalidate = |coding: &str, tag| {
+        http.get(s.url("/console/assets/js/orders.js"))
+            .header("accept-encoding", coding)
+            .header("if-none-match", tag)
+            .send()
+    };
+    let same = revalidate("br", br_tag.clone()).await.unwrap();
+    assert_eq!(same.status(), 304);
+    assert_eq!(same.headers()["content-encoding"], "br");
+    let other = revalidate("gzip", br_tag).await.unwrap();
+    assert_eq!(other.status(), 200);
+    assert_eq!(other.headers()["content-encoding"], "gzip");
+}

@@ -1,9 +1,12 @@
 //! The console's files, compiled into the binary from `console/` at the repository root:
-//! each with its content type and an ETag (a digest of its bytes) computed once.
+//! each with its content type, an ETag (a digest of its bytes) computed once, and its
+//! compressed forms (made at first use, `encoding.rs`).
 
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
+
+use super::encoding::Compressed;
 
 /// One embedded file.
 pub struct Asset {
@@ -28,6 +31,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 pub static ASSETS: &[Asset] = &[
     asset!("index.html", "text/html; charset=utf-8"),
     asset!("app.css", "text/css; charset=utf-8"),
+    asset!("icon.svg", "image/svg+xml"),
     asset!("js/app.js", JS),
     asset!("js/api.js", JS),
     asset!("js/dom.js", JS),
@@ -57,8 +61,14 @@ fn etags() -> &'static [String] {
     })
 }
 
-/// The asset with this name (relative to `console/`) and its ETag.
-pub fn find(name: &str) -> Option<(&'static Asset, &'static str)> {
+/// The compressed forms of each asset, in the order of [`ASSETS`].
+fn compressed() -> &'static [Compressed] {
+    static FORMS: OnceLock<Vec<Compressed>> = OnceLock::new();
+    FORMS.get_or_init(|| ASSETS.iter().map(|_| Compressed::new()).collect())
+}
+
+/// The asset with this name (relative to `console/`), its ETag and compressed forms.
+pub fn find(name: &str) -> Option<(&'static Asset, &'static str, &'static Compressed)> {
     let i = ASSETS.iter().position(|a| a.name == name)?;
-    Some((&ASSETS[i], etags()[i].as_str()))
+    Some((&ASSETS[i], etags()[i].as_str(), &compressed()[i]))
 }

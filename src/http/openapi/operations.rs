@@ -188,6 +188,7 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
             "text/csv": { "schema": schema_ref("BulkImportCsv") } } })),
             vec![ok(200, "One result per order (created, duplicate or error) and the counts; 413 past bulk_max_orders", schema_ref("BulkImportResult"))]),
         GetOrder => (vec![], None, vec![ok(200, "The order", schema_ref("Order"))]),
+        ListOrderEvents => (vec![], None, vec![ok(200, "The order's timeline, oldest first", schema_ref("OrderEventList"))]),
         UpdateOrder => (vec![], Some(body_of("OrderUpdate")), vec![ok(200, "The updated order", schema_ref("Order"))]),
         ListWebhooks => (page_params(), None, vec![ok(200, "A page of subscriptions (secrets are never returned)", schema_ref("WebhookList"))]),
         CreateWebhook => (vec![], Some(body_of("WebhookCreate")), vec![ok(201, "The created subscription", schema_ref("Webhook"))]),

@@ -71,6 +71,19 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "description": "Optional body. Releases every reservation; a cancelled order is returned unchanged; shipped or delivered: 409."}),
         ),
         (
+            "OrderEventList",
+            json!({"type": "object", "required": ["orderId", "recorded", "events"], "properties": {
+            "orderId": {"type": "string", "format": "uuid"},
+            "recorded": {"type": "boolean", "description": "False for an order created before order histories were kept: its creation and latest change then come from the order record"},
+            "events": {"type": "array", "items": {"type": "object", "required": ["at", "kind", "status"], "properties": {
+                "at": ts,
+                "kind": {"enum": crate::domain::order_events::KINDS},
+                "status": {"type": "string", "description": "The order's status after the change; for package.callback the package status the callback reported"},
+                "note": {"type": ["string", "null"], "description": "Details: the fields edited, the reason, the package, carrier and tracking number"},
+                "actor": {"type": ["string", "null"], "description": "The API client or console user (user:NAME) whose request made the change, or the callback's source; null for the appliance's own work"},
+                "packageId": {"type": ["string", "null"], "description": "The package a package.* entry is about, when it is a callback"}}}}}}),
+        ),
+        (
             "OrderList",
             json!({"type": "object", "required": ["orders", "pagination"], "properties": {
             "orders": {"type": "array", "items": {"$ref": "#/components/schemas/Order"}},

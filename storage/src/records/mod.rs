@@ -16,7 +16,7 @@ pub use accounts::{Role, SessionRecord, UserRecord};
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
 pub use inventory::{AuditRecord, InventoryRecord, StockChange};
-pub use orders::{Allocation, OrderLine, OrderRecord, OrderStatus};
+pub use orders::{Allocation, OrderEventRecord, OrderLine, OrderRecord, OrderStatus};
 pub use outbox::{NewEvent, OutboxEvent};
 pub use packages::{
     InboundEventRecord, InboundOutcome, PackageItemRecord, PackageRecord, PackageStatus,

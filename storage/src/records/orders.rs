@@ -81,3 +81,19 @@ pub struct OrderRecord {
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
 }
+
+/// One change in an order's life (created, edited, moved, packed or not, a package shipped
+/// or delivered, cancelled), written in the transaction of the change.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct OrderEventRecord {
+    pub at_ms: i64,
+    /// What happened, e.g. `order.created`, `order.packed`, `package.shipped`.
+    pub kind: String,
+    /// The order's status after the change.
+    pub status: OrderStatus,
+    /// Details for people: the fields edited, the reason, the package and carrier.
+    pub note: Option<String>,
+    /// The API client or console user whose request made the change; `None` for the
+    /// appliance's own work (background packing, inbound callbacks).
+    pub actor: Option<String>,
+}
