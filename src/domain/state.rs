@@ -4,7 +4,7 @@
 use storage::tables::{Meta, Orders};
 use storage::{OrderStatus, Store};
 
-use super::counters::order_count;
+use super::counters::{count_packing_jobs_once, order_count};
 use super::events::Shapes;
 use super::order_index::OrderSearch;
 use super::product_index::ProductIndex;
@@ -44,6 +44,8 @@ impl Domain {
         let products = ProductIndex::default();
         let loaded = products::load_index(&store, &products)?;
         tracing::info!(products = loaded, "product index loaded");
+        // After the order index: its snapshot is checked against a seal this write removes.
+        count_packing_jobs_once(&store)?;
         Ok(Domain {
             store,
             orders,
