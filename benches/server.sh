@@ -45,7 +45,8 @@ start_fulfilld() {
     "$bin" serve "$@" --data-dir "$data" --listen 127.0.0.1:0 --packing-listen 127.0.0.1:0 \
         >"$WORK/out-$name" 2>"$WORK/err-$name" &
     PID=$!
-    for _ in $(seq 300); do
+    # Up to 2 minutes: a million orders indexed on a busy machine take more than 30 s.
+    for _ in $(seq 1200); do
         grep -q '^fulfilld ready:' "$WORK/out-$name" 2>/dev/null && break
         kill -0 "$PID" 2>/dev/null || { cat "$WORK/err-$name" >&2; die "server exited early"; }
         sleep 0.1

@@ -62,6 +62,11 @@ impl App {
         let domain = Arc::new(Domain::load(store.clone(), shapes, snapshot.ok())?);
         let metrics = Arc::new(Metrics::new());
         metrics.index_loaded(rebuilt, loading.elapsed());
+        tracing::info!(
+            ms = loading.elapsed().as_millis() as u64,
+            rebuilt = rebuilt.unwrap_or("no"),
+            "indexes loaded"
+        );
         crate::memory::trim();
         let space = crate::space::Space::new(&config.data_dir, config.min_free_space);
         store.gate(Arc::clone(&space) as Arc<dyn storage::WriteGate>);

@@ -70,13 +70,17 @@ pub fn install_crypto_provider() {
 /// Creates the data directory (0700) and opens the store in it.
 pub fn open_store(config: &Config) -> anyhow::Result<Store> {
     fsutil::create_data_dir(&config.data_dir)?;
-    Store::open(
+    let started = std::time::Instant::now();
+    let store = Store::open(
         &config.data_dir.join("db"),
         &StoreConfig {
             cache_capacity_bytes: config.cache_capacity_bytes,
         },
     )
-    .with_context(|| format!("opening the database in {}", config.data_dir.display()))
+    .with_context(|| format!("opening the database in {}", config.data_dir.display()))?;
+    // Part of the time to ready after a restart (sled's recovery after a crash).
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "database opened");
+    Ok(store)
 }
 
 async fn run_backup_schedule(

@@ -2,8 +2,8 @@
 //! `/health` read instead of counting, and the version rule of records (`updatedAt` moves
 //! strictly forward, because rendered copies are cached under it).
 
-use storage::tables::Meta;
-use storage::{OrderRecord, OrderStatus, PackageStatus, Tx, TxFail};
+use storage::tables::{Meta, PackingJobs};
+use storage::{OrderRecord, OrderStatus, PackageStatus, Store, Tx, TxFail};
 
 /// Adds `delta` to the `Meta` counter `key` inside the caller's transaction.
 pub(crate) fn bump(tx: &Tx<'_>, key: &str, delta: i64) -> Result<(), TxFail> {
@@ -43,6 +43,59 @@ pub(crate) fn package_count(status: Option<PackageStatus>) -> String {
     match status {
         Some(s) => format!("packages:{}", s.as_str()),
         None => "packages".to_string(),
+    }
+}
+
+/// The `Meta` counter of `PackingJobs` entries: the packing backlog `/metrics` reports
+/// without walking the table.
+pub(crate) const PACKING_JOBS: &str = "packing_jobs";
+
+/// Queues order `id` for packing in the caller's transaction (once: a queued order stays
+/// one job).
+pub(crate) fn add_packing_job(tx: &Tx<'_>, id: u128) -> Result<(), TxFail> {
+    if tx.contains::<PackingJobs>(&id)? {
+        return Ok(());
+    }
+    tx.insert::<PackingJobs>(&id, &())?;
+    bump(tx, PACKING_JOBS, 1)
+}
+
+/// Consumes order `id`'s packing job in the caller's transaction; `false` if it had none.
+pub(crate) fn take_packing_job(tx: &Tx<'_>, id: u128) -> Result<bool, TxFail> {
+    if !tx.contains::<PackingJobs>(&id)? {
+        return Ok(false);
+    }
+    tx.remove::<PackingJobs>(&id)?;
+    bump(tx, PACKING_JOBS, -1)?;
+    Ok(true)
+}
+
+/// Counts the packing jobs into [`PACKING_JOBS`] once, on a database that lacks the
+/// counter (written by a build that did not keep it). Call at start, before anything else
+/// writes: the count and the counter then describe the same state.
+pub(crate) fn count_packing_jobs_once(store: &Store) -> storage::Result<()> {
+    let key = PACKING_JOBS.to_string();
+    if store.get::<Meta>(&key)?.is_some() {
+        return Ok(());
+    }
+    let mut n = 0u64;
+    for k in store.keys::<PackingJobs>() {
+        k?;
+        n += 1;
+    }
+    let stored = store.transact(|tx| {
+        if tx.get::<Meta>(&key)?.is_none() {
+            tx.insert::<Meta>(&key, &n)?;
+        }
+        Ok::<_, storage::Abort<std::convert::Infallible>>(())
+    });
+    match stored {
+        Ok(()) => {
+            tracing::info!(jobs = n, "packing backlog counted");
+            Ok(())
+        }
+        Err(storage::TxError::Storage(e)) => Err(e),
+        Err(storage::TxError::Aborted(never)) => match never {},
     }
 }
 

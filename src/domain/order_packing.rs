@@ -7,14 +7,17 @@
 use std::collections::BTreeMap;
 
 use storage::tables::{
-    OrderPackages, Orders, Packages, PackagesByStatus, PackingJobs, Products, Warehouses,
+    Meta, OrderPackages, Orders, Packages, PackagesByStatus, PackingJobs, Products, Warehouses,
 };
 use storage::{
     OrderRecord, OrderStatus, PackageItemRecord, PackageRecord, PackageStatus, PlacementRecord,
     Store, TxError,
 };
 
-use super::counters::{bump, next_version, package_count, set_order_status};
+use super::counters::{
+    add_packing_job, bump, next_version, package_count, set_order_status, take_packing_job,
+    PACKING_JOBS,
+};
 use super::events::{emit, ORDER_UPDATED, PACKAGE_CREATED};
 use super::order_events::{self as history, Change as Step};
 use super::state::Domain;
@@ -243,10 +246,9 @@ pub fn commit(
     };
     let ids: Vec<u128> = built.iter().map(|(p, _)| p.id).collect();
     let result = store.transact(move |tx| {
-        if !tx.contains::<PackingJobs>(&id)? {
+        if !take_packing_job(tx, id)? {
             return Ok(Packed::Skipped);
         }
-        tx.remove::<PackingJobs>(&id)?;
         let Some(mut order) = tx.get::<Orders>(&id)? else {
             return Ok(Packed::Skipped);
         };
@@ -309,7 +311,7 @@ pub fn requeue(
             return Ok(None);
         };
         if order.status == OrderStatus::Pending && !tx.contains::<OrderPackages>(&id)? {
-            tx.insert::<PackingJobs>(&id, &())?;
+            add_packing_job(tx, id)?;
         }
         Ok(Some(order))
     })
@@ -318,4 +320,10 @@ pub fn requeue(
 /// The orders waiting to be packed, oldest first (at most `max`).
 pub fn pending_jobs(store: &Store, max: usize) -> storage::Result<Vec<u128>> {
     store.keys::<PackingJobs>().take(max).collect()
+}
+
+/// How many orders wait to be packed, from the counter the jobs' transactions keep
+/// (`None` on a database no build that keeps it has started yet).
+pub fn backlog(store: &Store) -> storage::Result<Option<u64>> {
+    store.get::<Meta>(&PACKING_JOBS.to_string())
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 use storage::tables::{
-    Inventory, InventoryBySku, Orders, OrdersByExternalId, PackingJobs, Products, ProductsBySku,
+    Inventory, InventoryBySku, Orders, OrdersByExternalId, Products, ProductsBySku,
 };
 use storage::{
     abort, keys, AddressRecord, Allocation, OrderLine, OrderRecord, OrderStatus, StockChange,
@@ -15,7 +15,7 @@ use storage::{
 };
 
 use super::allocation::{self, Stock};
-use super::counters::{bump, next_version, order_count, set_order_status};
+use super::counters::{add_packing_job, bump, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
 use super::order_events::{self as history, Change as Step};
@@ -263,7 +263,7 @@ pub fn create(d: &Domain, new: &NewOrder, client_id: &str) -> Result<Created, Tx
         bump(tx, &order_count(None), 1)?;
         bump(tx, &order_count(Some(OrderStatus::Pending)), 1)?;
         // The order's claim to be packed, consumed by the transaction that packs it.
-        tx.insert::<PackingJobs>(&id, &())?;
+        add_packing_job(tx, id)?;
         emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
         Step::by(history::CREATED, order.status, None, client_id).record(tx, id, now)?;
         Ok(Created::New(order))

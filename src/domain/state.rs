@@ -1,12 +1,12 @@
 //! [`Domain`]: the store and the in-memory indexes over it that the domain's changes share,
 //! loaded at start.
 
-use storage::tables::{Meta, Orders};
+use storage::tables::Meta;
 use storage::{OrderStatus, Store};
 
-use super::counters::order_count;
+use super::counters::{count_packing_jobs_once, order_count};
 use super::events::Shapes;
-use super::order_index::OrderSearch;
+use super::order_index::{Chunk, OrderSearch, CHUNK};
 use super::product_index::ProductIndex;
 use super::products;
 
@@ -44,6 +44,8 @@ impl Domain {
         let products = ProductIndex::default();
         let loaded = products::load_index(&store, &products)?;
         tracing::info!(products = loaded, "product index loaded");
+        // After the order index: its snapshot is checked against a seal this write removes.
+        count_packing_jobs_once(&store)?;
         Ok(Domain {
             store,
             orders,
@@ -53,13 +55,44 @@ impl Domain {
     }
 }
 
-/// The order index from every stored order.
+/// The order index from every stored order: one thread reads the orders' summaries from
+/// storage into chunks while this one indexes the chunks already read.
 fn rebuild_order_index(store: &Store) -> storage::Result<OrderSearch> {
+    let started = std::time::Instant::now();
     let orders = OrderSearch::default();
-    for row in store.iter::<Orders>() {
-        orders.upsert(&row?.1);
-    }
+    let (send, chunks) = crossbeam::channel::bounded::<Chunk>(8);
+    let mut waited = std::time::Duration::ZERO;
+    let read = std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            let mut chunk = Chunk::default();
+            let read = store.each_order_summary(|o| {
+                chunk.push(&o);
+                if chunk.len() == CHUNK {
+                    // The receiver only goes away when this scope ends.
+                    let _ = send.send(std::mem::take(&mut chunk));
+                }
+            });
+            if !chunk.is_empty() {
+                let _ = send.send(chunk);
+            }
+            read
+        });
+        loop {
+            let wait = std::time::Instant::now();
+            let Ok(chunk) = chunks.recv() else { break };
+            waited += wait.elapsed();
+            orders.append(&chunk);
+        }
+        reader.join().expect("order reader panicked")
+    });
+    read?;
     orders.shrink();
+    tracing::info!(
+        orders = orders.len(),
+        ms = started.elapsed().as_millis() as u64,
+        waiting_for_storage_ms = waited.as_millis() as u64,
+        "order index rebuilt from storage"
+    );
     Ok(orders)
 }
 

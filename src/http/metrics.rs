@@ -13,9 +13,6 @@ use crate::domain::order_packing;
 use crate::metrics::{Snapshot, CONTENT_TYPE};
 use crate::webhooks::lag;
 
-/// Packing jobs counted per scrape at most: a larger backlog reports this many.
-const BACKLOG_CAP: usize = 100_000;
-
 pub fn scrape(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let app = ctx.app;
     let (created, by_status) = app.domain.order_counts()?;
@@ -27,7 +24,7 @@ pub fn scrape(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .into_iter()
             .map(|(s, n)| (s.as_str(), n))
             .collect(),
-        packing_backlog: order_packing::pending_jobs(&app.store, BACKLOG_CAP)?.len() as u64,
+        packing_backlog: order_packing::backlog(&app.store)?.unwrap_or(0),
         delivery_queue: backlog.queued,
         delivery_lag_secs: backlog
             .oldest_ms

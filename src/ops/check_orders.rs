@@ -13,6 +13,7 @@ use storage::tables::{
 use storage::{DeliveryStatus, OrderStatus, PackageStatus, Store};
 
 use super::report::{id, Report};
+use crate::domain::order_packing;
 use crate::domain::packages::shipped;
 
 /// Checks orders, packages, webhooks and inbound events; returns, per inventory record,
@@ -84,10 +85,20 @@ fn orders(
             statuses.len()
         ));
     }
-    for (oid, _) in r.all::<PackingJobs>(store) {
-        if !statuses.contains_key(&oid) {
-            r.problem(format!("packing_jobs: order {} does not exist", id(oid)));
+    let jobs = r.all::<PackingJobs>(store);
+    for (oid, _) in &jobs {
+        if !statuses.contains_key(oid) {
+            r.problem(format!("packing_jobs: order {} does not exist", id(*oid)));
         }
+    }
+    // The backlog counter, once a start has counted it (older databases lack it).
+    match order_packing::backlog(store) {
+        Ok(Some(n)) if n != jobs.len() as u64 => r.problem(format!(
+            "meta counter \"packing_jobs\" is {n}, the tables hold {}",
+            jobs.len()
+        )),
+        Ok(_) => {}
+        Err(e) => r.problem(format!("meta counter \"packing_jobs\": {e}")),
     }
     r.counter(store, "orders", statuses.len() as u64);
     r.counters_with_prefix(store, "orders:", &per_status);

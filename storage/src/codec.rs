@@ -25,13 +25,18 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 
 /// Decodes a record written by [`encode`].
 pub fn decode<T: DeserializeOwned>(table: &'static str, bytes: &[u8]) -> Result<T> {
+    bincode::serde::decode_from_slice(payload(table, bytes)?, config())
+        .map(|(v, _)| v)
+        .map_err(|e| Error::Corrupt {
+            table,
+            detail: e.to_string(),
+        })
+}
+
+/// The bincode bytes of a value written by [`encode`], after its format tag.
+pub fn payload<'a>(table: &'static str, bytes: &'a [u8]) -> Result<&'a [u8]> {
     match bytes.split_first() {
-        Some((&FORMAT_V1, rest)) => bincode::serde::decode_from_slice(rest, config())
-            .map(|(v, _)| v)
-            .map_err(|e| Error::Corrupt {
-                table,
-                detail: e.to_string(),
-            }),
+        Some((&FORMAT_V1, rest)) => Ok(rest),
         Some((tag, _)) => Err(Error::Corrupt {
             table,
             detail: format!("unknown format tag {tag}"),

@@ -281,6 +281,23 @@ impl Store {
         self.all_entries::<T>().map(decode_entry::<T>)
     }
 
+    /// Calls `f` with the [`OrderSummary`] of every stored order, in id order, read from
+    /// the record's bytes in place (the rest of the record is skipped, not decoded).
+    pub fn each_order_summary(&self, mut f: impl FnMut(OrderSummary<'_>)) -> Result<()> {
+        use tables::Orders;
+        for entry in self.all_entries::<Orders>() {
+            let (_, v) = entry?;
+            let payload = codec::payload(Orders::NAME, &v)?;
+            let summary =
+                records::decode_order_summary(payload).map_err(|detail| Error::Corrupt {
+                    table: Orders::NAME,
+                    detail,
+                })?;
+            f(summary);
+        }
+        Ok(())
+    }
+
     /// Keys of `T` in key order, without decoding values: lists skip `offset` entries
     /// and count matches this way.
     pub fn keys<T: Table>(&self) -> impl DoubleEndedIterator<Item = Result<T::Key>> {

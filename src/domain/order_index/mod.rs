@@ -3,6 +3,7 @@
 //! at start and updated by `src/domain` after its commits; plus the cache of rendered orders.
 
 mod ids;
+mod load;
 mod pages;
 pub mod rank_bits;
 pub mod rendered_cache;
@@ -14,7 +15,9 @@ mod text;
 use std::sync::RwLock;
 
 use memchr::memmem;
-use storage::{OrderRecord, OrderStatus};
+use storage::{OrderRecord, OrderStatus, OrderSummary};
+
+pub use load::{Chunk, CHUNK};
 
 use ids::{could_be_in_an_id, Entry, Ids};
 use pages::{slot, StatusPages, STATUSES};
@@ -31,16 +34,29 @@ struct Corpus {
 
 impl Corpus {
     /// Appends a version's text and entry (not yet in `by_rank`); returns its index.
-    fn push(&mut self, o: &OrderRecord) -> usize {
+    fn push(&mut self, o: &OrderSummary<'_>) -> usize {
         let start = self.text.push(o);
+        self.push_entry(o.id, o.created_at_ms, o.updated_at_ms, o.status, start)
+    }
+
+    /// Appends the entry of a version whose text is in the arena at `start`; returns its
+    /// index.
+    fn push_entry(
+        &mut self,
+        id: u128,
+        created_ms: i64,
+        updated_ms: i64,
+        status: OrderStatus,
+        start: u32,
+    ) -> usize {
         let idx = self.ids.entries.len();
         self.ids.entries.push(Entry {
-            id_hi: (o.id >> 64) as u64,
-            id_lo: o.id as u64,
-            created_ms: o.created_at_ms,
-            updated_ms: o.updated_at_ms,
+            id_hi: (id >> 64) as u64,
+            id_lo: id as u64,
+            created_ms,
+            updated_ms,
             start,
-            status: slot(o.status) as u8,
+            status: slot(status) as u8,
             live: true,
         });
         self.text.index(start as usize, idx, self.ids.by_rank.len());
@@ -94,31 +110,7 @@ impl OrderSearch {
     /// Adds or replaces an order's searchable text and status.
     pub fn upsert(&self, o: &OrderRecord) {
         let mut c = self.corpus.write().expect("search index poisoned");
-        let new_slot = slot(o.status);
-        match c.ids.rank(o.id) {
-            Ok(rank) => {
-                let old = c.ids.by_rank[rank] as usize;
-                // Writers of one order may call this out of order; updated_at_ms increases
-                // with every write, so an older version never replaces a newer one.
-                if o.updated_at_ms < c.ids.entries[old].updated_ms {
-                    return;
-                }
-                c.ids.entries[old].live = false;
-                c.ids.dead += 1;
-                let old_slot = c.ids.entries[old].status as usize;
-                let idx = c.push(o);
-                c.ids.by_rank[rank] = idx as u32;
-                c.pages.moved(rank, old_slot, new_slot);
-            }
-            Err(rank) => {
-                let idx = c.push(o);
-                c.ids.by_rank.insert(rank, idx as u32);
-                c.pages.insert(rank, new_slot);
-            }
-        }
-        if c.ids.dead > 1024 && c.ids.dead * 2 > c.ids.entries.len() {
-            compact(&mut c);
-        }
+        put(&mut c, &o.summary());
     }
 
     /// A newest-first page of live orders as (id, updated_at_ms), of one status or all,
@@ -239,6 +231,35 @@ impl OrderSearch {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// Adds or replaces an order's entry in `c`.
+fn put(c: &mut Corpus, o: &OrderSummary<'_>) {
+    let new_slot = slot(o.status);
+    match c.ids.rank(o.id) {
+        Ok(rank) => {
+            let old = c.ids.by_rank[rank] as usize;
+            // Writers of one order may call this out of order; updated_at_ms increases
+            // with every write, so an older version never replaces a newer one.
+            if o.updated_at_ms < c.ids.entries[old].updated_ms {
+                return;
+            }
+            c.ids.entries[old].live = false;
+            c.ids.dead += 1;
+            let old_slot = c.ids.entries[old].status as usize;
+            let idx = c.push(o);
+            c.ids.by_rank[rank] = idx as u32;
+            c.pages.moved(rank, old_slot, new_slot);
+        }
+        Err(rank) => {
+            let idx = c.push(o);
+            c.ids.by_rank.insert(rank, idx as u32);
+            c.pages.insert(rank, new_slot);
+        }
+    }
+    if c.ids.dead > 1024 && c.ids.dead * 2 > c.ids.entries.len() {
+        compact(c);
     }
 }
 

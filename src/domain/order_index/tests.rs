@@ -7,7 +7,7 @@ use super::pages::STATUSES;
 use super::text::gram;
 use super::OrderSearch;
 
-fn order(id: u128, ext: &str, email: &str, cust: Option<&str>) -> OrderRecord {
+pub(super) fn order(id: u128, ext: &str, email: &str, cust: Option<&str>) -> OrderRecord {
     OrderRecord {
         id,
         external_id: ext.into(),
@@ -175,7 +175,7 @@ fn compaction_keeps_every_live_entry() {
     );
 }
 
-fn xorshift(seed: &mut u64) -> u64 {
+pub(super) fn xorshift(seed: &mut u64) -> u64 {
     *seed ^= *seed << 13;
     *seed ^= *seed >> 7;
     *seed ^= *seed << 17;
@@ -303,7 +303,7 @@ fn varied_index(seed: &mut u64) -> OrderSearch {
     s
 }
 
-fn answers(s: &OrderSearch) -> Vec<String> {
+pub(super) fn answers(s: &OrderSearch) -> Vec<String> {
     let mut out = vec![format!("{} {:?}", s.len(), s.status_counts())];
     for q in [
         "shop-1",

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use storage::OrderRecord;
+use storage::OrderSummary;
 
 use super::ids::could_be_in_an_id;
 
@@ -44,6 +44,16 @@ fn push_lower(text: &mut Vec<u8>, s: &str) {
     );
 }
 
+/// Appends an order's searchable fields to `out` as the arena holds them.
+pub(super) fn write_fields(out: &mut Vec<u8>, o: &OrderSummary<'_>) {
+    push_lower(out, o.external_id);
+    out.push(FIELD_SEP);
+    push_lower(out, o.customer_email);
+    out.push(FIELD_SEP);
+    push_lower(out, o.customer_id.unwrap_or(""));
+    out.push(ENTRY_END);
+}
+
 #[derive(Default)]
 pub(super) struct Text {
     /// Every version's fields since the last compaction, in entry order.
@@ -58,14 +68,9 @@ pub(super) struct Text {
 impl Text {
     /// Appends a version's fields and returns where they start. The arena is compacted
     /// long before 4 GiB (see `compact` in the parent module).
-    pub(super) fn push(&mut self, o: &OrderRecord) -> u32 {
+    pub(super) fn push(&mut self, o: &OrderSummary<'_>) -> u32 {
         let start = self.bytes.len();
-        push_lower(&mut self.bytes, &o.external_id);
-        self.bytes.push(FIELD_SEP);
-        push_lower(&mut self.bytes, &o.customer_email);
-        self.bytes.push(FIELD_SEP);
-        push_lower(&mut self.bytes, o.customer_id.as_deref().unwrap_or(""));
-        self.bytes.push(ENTRY_END);
+        write_fields(&mut self.bytes, o);
         u32::try_from(start).expect("order search arena over 4 GiB")
     }
 

@@ -5,6 +5,7 @@ mod accounts;
 mod clients;
 mod idempotency;
 mod inventory;
+mod order_summary;
 mod orders;
 mod outbox;
 mod packages;
@@ -16,6 +17,8 @@ pub use accounts::{Role, SessionRecord, UserRecord};
 pub use clients::{ClientRecord, InboundSecretRecord, Tier};
 pub use idempotency::IdempotencyRecord;
 pub use inventory::{AuditRecord, InventoryRecord, StockChange};
+pub(crate) use order_summary::decode as decode_order_summary;
+pub use order_summary::OrderSummary;
 pub use orders::{Allocation, OrderEventRecord, OrderLine, OrderRecord, OrderStatus};
 pub use outbox::{NewEvent, OutboxEvent};
 pub use packages::{
