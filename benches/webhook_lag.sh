@@ -47,6 +47,12 @@ for rate in $RATES; do
         --certs "$WORK/certs" --subs 3 --events all --rate "$rate" --secs "$SECS" \
         --after 15 | tee "$WORK/report-$rate"
     echo "server resident memory: $(rss)"
+    # CPU the server used (user + system), against the machine's load from other work.
+    awk -v hz="$(getconf CLK_TCK)" '{printf "server CPU: %.1f s\n", ($14 + $15) / hz}' "/proc/$PID/stat"
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+    # What the run cost the writer: commit batches and their writes, fdatasyncs, attempts.
+    curl -sk "$API/metrics" | grep -E '^fulfilld_(storage_commit_batch_writes_(count|sum)|storage_fsync_duration_seconds_(count|sum)|webhook_deliveries_total)' \
+        | sed 's/^/metrics: /' || true
     stop_fulfilld
     rm -rf "$data"
 done

@@ -140,6 +140,17 @@ fn events_of(order: &Value) -> (u64, u64) {
     (1, allocations as u64)
 }
 
+/// User + system CPU seconds of this process so far (Linux; `None` elsewhere), at the
+/// usual 100 clock ticks per second.
+fn own_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name in parentheses: utime and stime are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 /// Deliveries to the counted (first `subs`) subscriptions.
 fn total(seen: &Seen) -> u64 {
     let counted = seen.per_sub.len() - 1;
@@ -356,6 +367,11 @@ async fn main() {
         lag.max(),
         lag.len()
     );
+    // The receiver shares this process with the order clients: its CPU says whether the
+    // receiving side could have been the bottleneck.
+    if let Some(cpu) = own_cpu_seconds() {
+        println!("bench process (order clients + receiver) CPU: {cpu:.1} s");
+    }
     println!(
         "RESULT dead={} extra_live={} orders_per_s={orders_per_s:.0} create_p99_ms={:.2} deliveries_per_s={during:.0} after_per_s={after:.0} bad_signatures={} lag_p50_ms={} lag_p99_ms={} lag_max_ms={} undelivered={undelivered}",
         a.dead as u8,

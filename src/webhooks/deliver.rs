@@ -1,5 +1,6 @@
 //! Sending: the HTTP client (system roots plus `--webhook-ca`, no redirects, a timeout),
-//! the scheduler over the `DeliveryQueue` table, and one tokio task per attempt.
+//! the scheduler over the in-memory due queue (`queue.rs`), and one tokio task per
+//! attempt.
 //!
 //! Isolation: every attempt holds a permit of a global bound and one of its
 //! subscription's bound while it sends. The scheduler reads only the queues of
@@ -9,19 +10,20 @@
 //! whose receiver answered 429 / 503 with `Retry-After` is held until then. Results are
 //! recorded in batches by `record.rs`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
-use storage::tables::{Deliveries, DeliveryQueue, Webhooks};
-use storage::{Attempt, DeliveryRecord, DeliveryStatus, Key, Store, WebhookRecord};
+use storage::tables::{Deliveries, Webhooks};
+use storage::{Attempt, DeliveryRecord, DeliveryStatus, Store, WebhookRecord};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
 use super::hints::not_before;
+use super::queue::RESYNC;
 use super::record;
 use super::sign::headers;
 use super::store::{cancel_queued, Finished, Outcome, Rules};
@@ -33,11 +35,10 @@ use crate::shutdown::Shutdown;
 
 /// Attempts in flight at once, over all subscriptions.
 pub const GLOBAL_CONCURRENCY: usize = 64;
-/// Attempts in flight at once to one subscription.
-pub const PER_WEBHOOK_CONCURRENCY: usize = 4;
-/// Due entries of one subscription looked at per scheduling pass (those still in
-/// flight are skipped).
-const SCAN_LIMIT: usize = 10_000;
+/// Attempts in flight at once to one subscription (one if it is ordered). Enough that a
+/// subscription keeps up with thousands of events a second over a round trip of a few
+/// milliseconds; a hanging endpoint still holds only these.
+pub const PER_WEBHOOK_CONCURRENCY: usize = 16;
 /// Longest sleep between passes when nothing wakes the scheduler.
 const IDLE: Duration = Duration::from_secs(1);
 
@@ -161,9 +162,6 @@ struct Shared {
     store: Store,
     sender: Sender,
     handle: Handle,
-    /// Deliveries whose attempt runs now or whose result is not yet durable (shared with
-    /// the recorder, which removes them).
-    in_flight: Arc<Mutex<HashSet<u128>>>,
     /// Finished attempts go to the recorder (`record.rs`).
     recorder: mpsc::Sender<Finished>,
     /// Subscriptions whose receiver asked (`Retry-After`) not to be sent to before a
@@ -199,13 +197,11 @@ pub async fn run(
     mut shutdown: Shutdown,
 ) {
     let (recorder, finished) = mpsc::channel(record::CHANNEL);
-    let in_flight = Arc::new(Mutex::new(HashSet::new()));
     let recording = tokio::spawn(record::run(
         record::Recording {
             store: store.clone(),
             handle: handle.clone(),
             rules,
-            in_flight: Arc::clone(&in_flight),
             metrics,
         },
         finished,
@@ -214,16 +210,20 @@ pub async fn run(
         store,
         sender,
         handle,
-        in_flight,
         recorder,
         held: Mutex::new(HashMap::new()),
     });
     let global = Arc::new(Semaphore::new(GLOBAL_CONCURRENCY));
     let mut per_hook: HashMap<u128, Permits> = HashMap::new();
     let mut tasks = JoinSet::new();
+    let mut resynced = Instant::now();
     loop {
         if shutdown.is_set() {
             break;
+        }
+        if resynced.elapsed() >= RESYNC {
+            shared.handle.queue.request_resync();
+            resynced = Instant::now();
         }
         let now = now_ms();
         let next_due = match schedule(&shared, &global, &mut per_hook, &mut tasks, now) {
@@ -251,13 +251,12 @@ pub async fn run(
     recording.abort();
 }
 
-/// Starts every due attempt that has permits; returns when the next future entry is due.
+/// Starts every due attempt that has permits; returns when the next entry that is not
+/// yet due will be.
 ///
-/// The queue is keyed by subscription first: the pass jumps from one subscription's
-/// queue to the next (one seek each, deleted subscriptions included, whose entries are
-/// then dropped) and reads a queue only while that subscription has a free permit. So
-/// a pass costs a few reads per subscription, whatever the backlog of a busy or dead
-/// endpoint, instead of walking every due entry in time order.
+/// It walks the in-memory queue (`queue.rs`) subscription by subscription and takes a
+/// subscription's due entries only while it has free permits, so a pass costs a few
+/// map operations per subscription, whatever the backlog of a busy or dead endpoint.
 fn schedule(
     shared: &Arc<Shared>,
     global: &Arc<Semaphore>,
@@ -265,19 +264,15 @@ fn schedule(
     tasks: &mut JoinSet<()>,
     now: i64,
 ) -> storage::Result<Option<i64>> {
-    let now_ms = now;
-    let now = now.max(0) as u64;
+    let queue = &shared.handle.queue;
+    queue.resync_if_asked(&shared.store)?;
     let mut next: Option<i64> = None;
-    let mut from = Vec::new();
-    loop {
-        let Some(entry) = shared.store.range::<DeliveryQueue, _>(from..).next() else {
-            break;
-        };
-        let ((webhook_id, _, _), ()) = entry?;
+    let mut sooner = |at: i64| next = Some(next.map_or(at, |n: i64| n.min(at)));
+    for webhook_id in queue.hooks() {
         let held = shared.held.lock().unwrap().get(&webhook_id).copied();
-        let held = held.filter(|until| *until > now_ms);
+        let held = held.filter(|until| *until > now);
         if let Some(until) = held {
-            next = Some(next.map_or(until, |n| n.min(until)));
+            sooner(until);
         }
         let size = match shared.store.get::<Webhooks>(&webhook_id)? {
             Some(h) if h.ordered => 1,
@@ -291,36 +286,28 @@ fn schedule(
             *permits = Permits::new(size);
         }
         let sem = &permits.sem;
-        if held.is_none() && sem.available_permits() > 0 && global.available_permits() > 0 {
-            let due = (webhook_id, 0u64, 0u128).encode()..(webhook_id, now + 1, 0u128).encode();
-            for entry in shared.store.range::<DeliveryQueue, _>(due).take(SCAN_LIMIT) {
-                let ((_, due, delivery_id), ()) = entry?;
-                if shared.in_flight.lock().unwrap().contains(&delivery_id) {
-                    continue;
-                }
-                let Ok(own) = Arc::clone(sem).try_acquire_owned() else {
-                    break;
-                };
-                let Ok(all) = Arc::clone(global).try_acquire_owned() else {
-                    break;
-                };
-                shared.in_flight.lock().unwrap().insert(delivery_id);
-                let shared = Arc::clone(shared);
-                tasks.spawn(async move {
-                    attempt(&shared, delivery_id, webhook_id, due as i64, (own, all)).await;
-                });
-            }
-        }
-        let later =
-            (webhook_id, now + 1, 0u128).encode()..(webhook_id, u64::MAX, u128::MAX).encode();
-        if let Some(entry) = shared.store.range::<DeliveryQueue, _>(later).next() {
-            let ((_, due, _), ()) = entry?;
-            next = Some(next.map_or(due as i64, |n| n.min(due as i64)));
-        }
-        let Some(following) = webhook_id.checked_add(1) else {
-            break;
+        let free = match held {
+            Some(_) => 0,
+            None => sem.available_permits().min(global.available_permits()),
         };
-        from = (following, 0u64, 0u128).encode();
+        let (taken, later) = queue.take_due(webhook_id, now, free);
+        if let Some(at) = later {
+            sooner(at);
+        }
+        for (due, delivery_id) in taken {
+            // Only this loop takes permits, so what was free above still is.
+            let (Ok(own), Ok(all)) = (
+                Arc::clone(sem).try_acquire_owned(),
+                Arc::clone(global).try_acquire_owned(),
+            ) else {
+                queue.put_back(webhook_id, due, delivery_id);
+                continue;
+            };
+            let shared = Arc::clone(shared);
+            tasks.spawn(async move {
+                attempt(&shared, delivery_id, webhook_id, due, (own, all)).await;
+            });
+        }
     }
     Ok(next)
 }
@@ -350,20 +337,24 @@ async fn attempt(
                 not_before_ms: sent.not_before_ms,
             };
             if shared.recorder.send(finished).await.is_ok() {
-                // The recorder releases `in_flight` once the result is durable.
+                // The recorder settles it in the queue once the result is durable.
                 drop(all);
                 shared.handle.wake();
                 return;
             }
             // No recorder: the engine is stopping and the entry stays queued.
+            shared.handle.queue.abandon(delivery_id);
         }
-        Ok(None) => {}
-        Err(e) => tracing::warn!(error = %e, "webhook attempt could not be recorded"),
+        // Ended without sending: its stored entry is gone once durable.
+        Ok(None) => {
+            let _ = shared.store.durable().await;
+            shared.handle.queue.settle([delivery_id], &[]);
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "webhook attempt could not be recorded");
+            shared.handle.queue.abandon(delivery_id);
+        }
     }
-    // Plain reads see the result only once it is applied: wait for that before the
-    // scheduler may look at this delivery again.
-    let _ = shared.store.durable().await;
-    shared.in_flight.lock().unwrap().remove(&delivery_id);
     drop(all);
     shared.handle.wake();
 }

@@ -5,9 +5,9 @@
 //!   transaction per pass, creates one delivery per (event, active subscription listing
 //!   its type) with its queue entry and advances the cursors; a subscription with too
 //!   many unfinished deliveries waits in the outbox (backpressure).
-//! - `deliver`: the scheduler takes due entries from the `DeliveryQueue` table (one
-//!   queue per subscription) and runs each attempt as a tokio task under a global bound
-//!   and a per-subscription bound;
+//! - `deliver`: the scheduler takes due entries from the in-memory copy of the
+//!   `DeliveryQueue` table (`queue`, one queue per subscription) and runs each attempt
+//!   as a tokio task under a global bound and a per-subscription bound;
 //! - `record`: results are recorded in batches, each in a transaction that moves the
 //!   queue entries.
 //! - `store`: the transactions behind the API and the engine; `sign`: the signature.
@@ -17,6 +17,7 @@ pub mod dispatch;
 pub mod hints;
 pub mod lag;
 pub mod outbox;
+mod queue;
 mod record;
 pub mod sign;
 pub mod store;
@@ -27,14 +28,27 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use queue::DueQueue;
+
 /// Wakes the engine when new work may be due (an API call queued a delivery, the
-/// dispatcher created some, an attempt finished). Wakes are hints: the engine also
-/// polls.
-#[derive(Clone, Default)]
+/// dispatcher created some, an attempt finished), and holds its due queue. Wakes are
+/// hints: the engine also polls.
+#[derive(Clone)]
 pub struct Handle {
     wake: Arc<Notify>,
     /// Recorded attempts freed room under a subscription's fan-out bound.
     room: Arc<Notify>,
+    pub(crate) queue: Arc<DueQueue>,
+}
+
+impl Default for Handle {
+    fn default() -> Handle {
+        Handle {
+            wake: Arc::default(),
+            room: Arc::default(),
+            queue: Arc::new(DueQueue::new()),
+        }
+    }
 }
 
 impl Handle {
@@ -48,6 +62,18 @@ impl Handle {
         let (store, handle) = (store.clone(), self.clone());
         tokio::spawn(async move {
             let _ = store.durable().await;
+            handle.wake();
+        });
+    }
+
+    /// Wakes the engine once everything committed so far is durable, telling it to read
+    /// the stored queue again: a request queued deliveries itself (test, retry,
+    /// recover).
+    pub fn requeued_when_durable(&self, store: &storage::Store) {
+        let (store, handle) = (store.clone(), self.clone());
+        tokio::spawn(async move {
+            let _ = store.durable().await;
+            handle.queue.request_resync();
             handle.wake();
         });
     }

@@ -8,13 +8,13 @@
 //! being created (a commit cycle then takes tens to hundreds of milliseconds) the 40
 //! slots of 10 subscriptions would deliver only ~100 deliveries/s.
 //!
-//! Until its batch is durable a delivery stays in `in_flight`, so the scheduler never
-//! picks it twice (plain reads see the recorded result only once it is applied). A
-//! crash before the batch is durable leaves the queue entries: those deliveries are
-//! sent again (at least once, same id and bytes).
+//! Until its batch is durable a delivery stays in flight in the due queue (`queue.rs`),
+//! so the scheduler never picks it twice, and only then is it queued again at its next
+//! due time if it failed (plain reads see the recorded result only once it is applied).
+//! A crash before the batch is durable leaves the stored queue entries: those
+//! deliveries are sent again (at least once, same id and bytes).
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use storage::Store;
 use tokio::sync::{mpsc, Semaphore};
@@ -37,9 +37,6 @@ pub(super) struct Recording {
     pub store: Store,
     pub handle: Handle,
     pub rules: Rules,
-    /// Deliveries whose attempt runs now or whose result is not yet durable: their
-    /// queue entry stays until the result is recorded, and must not be picked twice.
-    pub in_flight: Arc<Mutex<HashSet<u128>>>,
     pub metrics: Arc<Metrics>,
 }
 
@@ -55,8 +52,11 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
         let Ok(permit) = Arc::clone(&outstanding).acquire_owned().await else {
             return;
         };
+        let mut due_again = Vec::new();
+        let mut failed = false;
         match record_attempts(&shared.store, &batch, &shared.rules, now_ms()) {
             Ok(recorded) => {
+                due_again = recorded.due_again;
                 for (id, reason) in &recorded.disabled {
                     let id = uuid::Uuid::from_u128(*id);
                     tracing::warn!(webhook = %id, %reason, "webhook subscription disabled");
@@ -70,6 +70,7 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
                 counter("failed_attempt").inc_by(batch.len() as u64 - delivered);
             }
             Err(e) => {
+                failed = true;
                 tracing::warn!(error = %e, attempts = batch.len(), "webhook attempts could not be recorded")
             }
         }
@@ -77,11 +78,13 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
             let _ = shared.store.durable().await;
-            let mut in_flight = shared.in_flight.lock().unwrap();
-            for id in &ids {
-                in_flight.remove(id);
+            let queue = &shared.handle.queue;
+            if failed {
+                // Their stored entries are unchanged: a resync brings them back.
+                ids.iter().for_each(|id| queue.abandon(*id));
+            } else {
+                queue.settle(ids, &due_again);
             }
-            drop(in_flight);
             drop(permit);
             shared.handle.wake();
             shared.handle.free_room();

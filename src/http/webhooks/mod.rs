@@ -211,7 +211,7 @@ pub fn test(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"), WebhookError::NotFound)?;
     let d = store::create_test_delivery(&ctx.app.store, id, now_ms())?;
     ctx.wrote();
-    ctx.app.webhooks.wake_when_durable(&ctx.app.store);
+    ctx.app.webhooks.requeued_when_durable(&ctx.app.store);
     Ok(json(StatusCode::ACCEPTED, &delivery_json(&d)))
 }
 
@@ -244,7 +244,7 @@ pub fn retry(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let delivery = parse_id(ctx.param("deliveryId"), WebhookError::DeliveryNotFound)?;
     let d = store::retry(&ctx.app.store, id, delivery, now_ms())?;
     ctx.wrote();
-    ctx.app.webhooks.wake_when_durable(&ctx.app.store);
+    ctx.app.webhooks.requeued_when_durable(&ctx.app.store);
     Ok(json(StatusCode::OK, &delivery_json(&d)))
 }
 
@@ -276,7 +276,7 @@ pub fn recover(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let since = parse_since(&i.since.required("since")?)?;
     let n = store::recover(&ctx.app.store, id, since, now_ms())?;
     ctx.wrote();
-    ctx.app.webhooks.wake_when_durable(&ctx.app.store);
+    ctx.app.webhooks.requeued_when_durable(&ctx.app.store);
     Ok(json(StatusCode::OK, &json!({ "requeued": n })))
 }
 

@@ -37,12 +37,13 @@ pub struct Finished {
     pub not_before_ms: Option<i64>,
 }
 
-/// What a batch came to: attempts recorded, and the subscriptions it disabled (id,
-/// reason) for the log.
+/// What a batch came to: attempts recorded, the subscriptions it disabled (id, reason)
+/// for the log, and the deliveries queued again (subscription, due ms, id).
 #[derive(Debug, Default)]
 pub struct Recorded {
     pub attempts: usize,
     pub disabled: Vec<(u128, String)>,
+    pub due_again: Vec<(u128, i64, u128)>,
 }
 
 /// Records a batch of attempts in one transaction and moves each queue entry:
@@ -66,8 +67,7 @@ pub fn record_attempts(
         // Each subscription read once per batch, written once if it changed.
         let mut hooks: HashMap<u128, Option<(WebhookRecord, bool)>> = HashMap::new();
         for f in batch {
-            out.attempts +=
-                apply_attempt(tx, f, rules, now, &mut hooks, &mut out.disabled)? as usize;
+            out.attempts += apply_attempt(tx, f, rules, now, &mut hooks, &mut out)? as usize;
         }
         for (id, entry) in hooks {
             if let Some((rec, true)) = entry {
@@ -89,7 +89,7 @@ fn apply_attempt(
     rules: &Rules,
     now: i64,
     hooks: &mut HashMap<u128, Option<(WebhookRecord, bool)>>,
-    disabled: &mut Vec<(u128, String)>,
+    out: &mut Recorded,
 ) -> Result<bool, TxFail> {
     let Some(mut d) = tx.get::<Deliveries>(&f.delivery_id)? else {
         return Ok(false);
@@ -123,7 +123,7 @@ fn apply_attempt(
                 None => None,
             };
             if let Some(reason) = reason {
-                disabled.push((d.webhook_id, reason.clone()));
+                out.disabled.push((d.webhook_id, reason.clone()));
                 end_failed(&mut d, Some(reason));
             } else {
                 schedule_next(&mut d, f.not_before_ms, rules, now);
@@ -132,6 +132,9 @@ fn apply_attempt(
     }
     tx.insert::<Deliveries>(&d.id, &d)?;
     enqueue(tx, &d)?;
+    if let Some(due) = d.next_attempt_ms {
+        out.due_again.push((d.webhook_id, due.max(0), d.id));
+    }
     Ok(true)
 }
 

@@ -1,0 +1,222 @@
+//! The due queue in memory: every subscription's queued deliveries by due time, and the
+//! deliveries taken for an attempt whose result is not yet durable. The scheduler reads
+//! this instead of range scans of the `DeliveryQueue` table.
+//!
+//! Storage stays the truth (a crash loses nothing). The engine's own writers keep this
+//! copy current once their writes are durable: fan-out adds its deliveries, the
+//! recorder puts back a delivery due again. Anything else that queues a delivery (the
+//! API's test, retry and recover) asks for a resync, a merge of the table into this copy,
+//! which the scheduler also does at start and every `RESYNC`. An entry here that storage
+//! no longer has is harmless: its attempt finds the delivery moved on and drops it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use storage::tables::DeliveryQueue;
+use storage::Store;
+
+/// The longest a queued delivery that only storage knows of (one a failed transaction
+/// left there) waits to be seen.
+pub const RESYNC: Duration = Duration::from_secs(10);
+
+/// One queued delivery: its subscription, due time (unix ms) and id.
+pub type Entry = (u128, i64, u128);
+
+#[derive(Default)]
+pub struct DueQueue {
+    inner: Mutex<Inner>,
+    resync: AtomicBool,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Per subscription, its queued deliveries as (due ms, delivery id).
+    by_hook: HashMap<u128, BTreeSet<(i64, u128)>>,
+    /// Taken for an attempt; their stored queue entry stays until the result is durable.
+    in_flight: HashSet<u128>,
+}
+
+impl DueQueue {
+    /// An empty queue that resyncs at its first pass.
+    pub fn new() -> DueQueue {
+        let q = DueQueue::default();
+        q.request_resync();
+        q
+    }
+
+    /// Entries that are durable in storage (fan-out just made them so).
+    pub fn add(&self, entries: impl IntoIterator<Item = Entry>) {
+        let mut inner = self.inner.lock().unwrap();
+        for (hook, due, id) in entries {
+            inner.by_hook.entry(hook).or_default().insert((due, id));
+        }
+    }
+
+    /// The next pass merges the stored queue into this copy.
+    pub fn request_resync(&self) {
+        self.resync.store(true, Ordering::Release);
+    }
+
+    /// Merges the stored queue into this copy if asked to: every stored entry not in
+    /// flight is added (entries only this copy has stay; their attempts sort them out).
+    pub fn resync_if_asked(&self, store: &Store) -> storage::Result<()> {
+        if !self.resync.swap(false, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let mut stored = Vec::new();
+        for key in store.keys::<DeliveryQueue>() {
+            match key {
+                Ok((hook, due, id)) => stored.push((hook, due as i64, id)),
+                Err(e) => {
+                    self.request_resync();
+                    return Err(e);
+                }
+            }
+        }
+        let mut inner = self.inner.lock().unwrap();
+        for (hook, due, id) in stored {
+            if !inner.in_flight.contains(&id) {
+                inner.by_hook.entry(hook).or_default().insert((due, id));
+            }
+        }
+        Ok(())
+    }
+
+    /// The subscriptions with queued deliveries.
+    pub fn hooks(&self) -> Vec<u128> {
+        let mut inner = self.inner.lock().unwrap();
+        inner.by_hook.retain(|_, q| !q.is_empty());
+        inner.by_hook.keys().copied().collect()
+    }
+
+    /// Takes up to `max` of the subscription's deliveries due at `now` (earliest first),
+    /// marking them in flight; returns them and when the first one due later is due.
+    pub fn take_due(&self, hook: u128, now: i64, max: usize) -> (Vec<(i64, u128)>, Option<i64>) {
+        let mut inner = self.inner.lock().unwrap();
+        let Inner { by_hook, in_flight } = &mut *inner;
+        let Some(q) = by_hook.get_mut(&hook) else {
+            return (Vec::new(), None);
+        };
+        let mut taken = Vec::new();
+        let mut skipped = Vec::new();
+        while taken.len() < max {
+            let Some(&(due, id)) = q.first() else { break };
+            if due > now {
+                break;
+            }
+            q.pop_first();
+            // A second entry of a delivery in flight (a resync saw its old one) waits
+            // until that attempt is settled.
+            if in_flight.insert(id) {
+                taken.push((due, id));
+            } else {
+                skipped.push((due, id));
+            }
+        }
+        q.extend(skipped);
+        let next = q
+            .range((now.saturating_add(1), 0)..)
+            .next()
+            .map(|(due, _)| *due);
+        (taken, next)
+    }
+
+    /// Returns a taken entry that was not started.
+    pub fn put_back(&self, hook: u128, due: i64, id: u128) {
+        let mut inner = self.inner.lock().unwrap();
+        inner.in_flight.remove(&id);
+        inner.by_hook.entry(hook).or_default().insert((due, id));
+    }
+
+    /// The attempts of `ids` are settled in storage (durable): they leave the in-flight
+    /// set, and those due again are queued at their new time.
+    pub fn settle(&self, ids: impl IntoIterator<Item = u128>, due_again: &[Entry]) {
+        let mut inner = self.inner.lock().unwrap();
+        for id in ids {
+            inner.in_flight.remove(&id);
+        }
+        for &(hook, due, id) in due_again {
+            inner.by_hook.entry(hook).or_default().insert((due, id));
+        }
+    }
+
+    /// An attempt whose outcome could not be recorded: its stored entry is still there,
+    /// so it comes back with the next resync.
+    pub fn abandon(&self, id: u128) {
+        self.inner.lock().unwrap().in_flight.remove(&id);
+        self.request_resync();
+    }
+
+    /// Queued entries (not in flight) and attempts in flight, for tests.
+    #[cfg(test)]
+    pub fn sizes(&self) -> (usize, usize) {
+        let inner = self.inner.lock().unwrap();
+        (
+            inner.by_hook.values().map(BTreeSet::len).sum(),
+            inner.in_flight.len(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::webhooks::dispatch::{fan_out, BACKLOG};
+    use crate::webhooks::test_support::{emit, queued, subscribe};
+
+    #[test]
+    fn due_entries_are_taken_earliest_first_and_once_until_settled() {
+        let q = DueQueue::default();
+        q.add([(1, 30, 3), (1, 10, 1), (1, 20, 2), (1, 50, 5)]);
+        let (taken, next) = q.take_due(1, 25, 8);
+        assert_eq!(taken, vec![(10, 1), (20, 2)]);
+        assert_eq!(next, Some(30));
+        // At most `max`, and nothing for no permits.
+        assert_eq!(q.take_due(1, 40, 0), (vec![], Some(50)));
+        assert_eq!(q.take_due(1, 60, 1).0, vec![(30, 3)]);
+        // A second entry of a delivery in flight waits (a resync can add one).
+        q.add([(1, 15, 1)]);
+        assert_eq!(q.take_due(1, 60, 8).0, vec![(50, 5)]);
+        assert_eq!(q.sizes(), (1, 4));
+        // Settled: out of flight; one failed attempt is due again.
+        q.settle([1, 2, 3], &[(1, 70, 2)]);
+        assert_eq!(q.take_due(1, 60, 8).0, vec![(15, 1)]);
+        assert_eq!(q.take_due(1, 80, 8).0, vec![(70, 2)]);
+        assert_eq!(q.take_due(2, 80, 8), (vec![], None));
+    }
+
+    #[test]
+    fn a_resync_adds_what_only_storage_has_and_skips_attempts_in_flight() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let hook = subscribe(&store);
+        emit(&store, 3, |i| i as i64);
+        // Fanned out, but the dispatcher's copy never arrived (as after a restart).
+        fan_out(&store, BACKLOG).unwrap();
+        store.durable_blocking().unwrap();
+        let stored = queued(&store, hook);
+        assert_eq!(stored.len(), 3);
+        let q = DueQueue::new();
+        assert_eq!(q.take_due(hook, i64::MAX, 8).0, vec![]);
+        q.resync_if_asked(&store).unwrap();
+        let (_, due, first) = stored[0];
+        assert_eq!(q.take_due(hook, i64::MAX, 1).0, vec![(due as i64, first)]);
+        // Asked again while the first is in flight: the others, not it again.
+        q.request_resync();
+        q.resync_if_asked(&store).unwrap();
+        let rest: Vec<u128> = q
+            .take_due(hook, i64::MAX, 8)
+            .0
+            .iter()
+            .map(|e| e.1)
+            .collect();
+        assert_eq!(rest, vec![stored[1].2, stored[2].2]);
+        // Not asked: storage is not read.
+        q.abandon(first);
+        q.resync.store(false, Ordering::Release);
+        q.resync_if_asked(&store).unwrap();
+        assert_eq!(q.sizes(), (0, 2));
+    }
+}
