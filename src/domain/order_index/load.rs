@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn chunks_in_key_order_answer_as_upserts_do() {
-        let mut seed = 0x5eed_0f_c4u64;
+        let mut seed = 0x5eed_0fc4_u64;
         let upserted = OrderSearch::default();
         let mut latest: BTreeMap<u128, OrderRecord> = BTreeMap::new();
         for step in 0..3000u64 {
