@@ -167,6 +167,13 @@ async fn an_online_backup_while_orders_are_created_restores_every_order_acknowle
         last > 0.0,
         "an online backup moves the last-backup time: {last}"
     );
+    // And /health, which the console's dashboard shows, reports it.
+    let health = s.get_ok("/health").await;
+    let b = &health["backups"];
+    assert_eq!(b["lastResult"], "succeeded", "{health}");
+    assert!(b["lastSuccessAt"].as_str().unwrap().ends_with('Z'), "{b}");
+    assert_eq!(b["lastFailureAt"], Value::Null);
+    assert_eq!(b["scheduled"], false);
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the backup holds keys");
@@ -560,6 +567,7 @@ async fn scheduled_backups_rotate_and_a_failing_one_is_counted_without_stopping(
     assert_eq!(status.failed.load(Ordering::Relaxed), 0);
     assert!(status.succeeded.load(Ordering::Relaxed) >= 4);
     assert!(status.last_success_unix.load(Ordering::Relaxed) > 0);
+    assert_eq!(status.last_failure_unix.load(Ordering::Relaxed), 0);
     let kept = listed(&plan.dir).unwrap();
     assert_eq!(kept.len(), 2, "{kept:?}");
     for f in &kept {
@@ -587,6 +595,7 @@ async fn scheduled_backups_rotate_and_a_failing_one_is_counted_without_stopping(
     task.await.unwrap();
     assert_eq!(status.failed.load(Ordering::Relaxed), 2);
     assert!(status.last_error.lock().unwrap().is_some());
+    assert!(status.last_failure_unix.load(Ordering::Relaxed) > 0);
     store.check().unwrap();
 }
 

@@ -65,7 +65,11 @@ async fn the_timeline_holds_every_change_and_callback_of_the_order_in_time_order
         "{v}"
     );
     let events = v["events"].as_array().unwrap();
-    let at: Vec<&str> = events.iter().map(|e| e["at"].as_str().unwrap()).collect();
+    let rfc3339 = &time::format_description::well_known::Rfc3339;
+    let at: Vec<time::OffsetDateTime> = events
+        .iter()
+        .map(|e| time::OffsetDateTime::parse(e["at"].as_str().unwrap(), rfc3339).unwrap())
+        .collect();
     assert!(at.windows(2).all(|w| w[0] <= w[1]), "oldest first: {at:?}");
     let by_kind = |k: &str| events.iter().find(|e| e["kind"] == k).unwrap();
     assert_eq!(by_kind("order.created")["status"], "pending");
