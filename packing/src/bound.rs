@@ -24,13 +24,14 @@ fn dff_u(a: i64, s: i64, e: i64) -> i64 {
     }
 }
 
-/// `u^(k)` of a side `a` of an axis of length `s`, over `s * k`.
+/// `u^(k)` of a side `a` of an axis of length `s`, over `s * k`. Sides are at most
+/// 10^9 (fixed point) and k small, so the products stay far inside `i64`.
 fn dff_k(a: i64, s: i64, k: i64) -> i64 {
-    let r = (k + 1) as i128 * a as i128;
-    if r % s as i128 == 0 {
+    let r = (k + 1) * a;
+    if r % s == 0 {
         a * k
     } else {
-        (r / s as i128) as i64 * s
+        (r / s) * s
     }
 }
 
@@ -76,7 +77,30 @@ pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
     for &u in units {
         count[u as usize] += 1;
     }
-    let present: Vec<usize> = (0..kinds.len()).filter(|&k| count[k] > 0).collect();
+    // Per kind present: its three sides, and for each turn that fits the box which side lies
+    // along each axis, so each threshold maps nine sides per kind rather than every turn's.
+    let present: Vec<(i128, [i64; 3], Vec<[usize; 3]>)> = (0..kinds.len())
+        .filter(|&k| count[k] > 0)
+        .map(|kd| {
+            let sides = kinds[kd].turns[0].dim;
+            let turns = kinds[kd]
+                .turns
+                .iter()
+                .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
+                .map(|t| {
+                    let mut used = [false; 3];
+                    [0, 1, 2].map(|a| {
+                        let j = (0..3)
+                            .find(|&j| !used[j] && sides[j] == t.dim[a])
+                            .expect("a turn permutes the sides");
+                        used[j] = true;
+                        j
+                    })
+                })
+                .collect();
+            (count[kd], sides, turns)
+        })
+        .collect();
     let mut best = 0i128;
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
@@ -93,16 +117,15 @@ pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
             let unit: i128 = (0..3).map(scale).product();
             let sum: i128 = present
                 .iter()
-                .map(|&kd| {
+                .map(|(n, sides, turns)| {
+                    let mapped = [0, 1, 2].map(|a| sides.map(|x| side(a, x) as i128));
                     // Turns that do not fit the box are never used.
-                    let v = kinds[kd]
-                        .turns
+                    let v = turns
                         .iter()
-                        .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
-                        .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
+                        .map(|j| (0..3).map(|a| mapped[a][j[a]]).product::<i128>())
                         .min()
                         .unwrap_or(0);
-                    v * count[kd]
+                    v * n
                 })
                 .sum();
             best = best.max((sum + unit - 1) / unit);
