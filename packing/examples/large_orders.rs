@@ -4,7 +4,7 @@
 //! request in this process: wall clock, and the thread's CPU time where Linux reports it
 //! (a loaded machine inflates the first, hardly the second).
 
-use packing::{baseline, pack, pallets, validate};
+use packing::{baseline, pack, pallets, split_bound, validate};
 use std::time::Instant;
 
 /// CPU time of this thread in ms, if the kernel reports it.
@@ -26,7 +26,8 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|s| s.parse().ok())
         .unwrap_or(100);
-    let (mut ours, mut plain, mut units, mut asked) = (0, 0, 0, 0);
+    let (mut ours, mut plain, mut units, mut asked, mut bound) = (0, 0, 0, 0, 0);
+    let verbose = args.iter().any(|a| a == "--verbose");
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     for seed in 0..seeds {
         let req = pallets::large(seed);
@@ -51,6 +52,17 @@ fn main() {
                 panic!("seed {seed}: {what}: invalid: {:?}", &v[..v.len().min(3)]);
             }
         }
+        let lb = split_bound::lower_bound(&req).expect("bound");
+        if verbose {
+            println!(
+                "seed {seed}: engine {} FFD {} bound {lb} cartons {} ms {:.0}",
+                sol.summary.total_packages,
+                ffd.summary.total_packages,
+                sol.summary.total_items_packed,
+                wall.last().copied().unwrap_or(0.0)
+            );
+        }
+        bound += lb;
         ours += sol.summary.total_packages;
         plain += ffd.summary.total_packages;
         units += sol.summary.total_items_packed;
@@ -61,6 +73,7 @@ fn main() {
     println!("|---|---|---|");
     println!("| engine | {ours} | {units} |");
     println!("| FFD | {plain} | |");
+    println!("| lower bound | {bound} | |");
     println!(
         "Engine: {:.1}% fewer pallets.",
         100.0 * (1.0 - ours as f64 / plain as f64)

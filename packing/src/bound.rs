@@ -66,18 +66,18 @@ fn thresholds(units: &[u32], kinds: &[Kind], size: V3) -> Vec<i64> {
     out
 }
 
-/// The best bound over `U^e` and `u^(k)` after `U^e` for boxes of `size`; 0 when there are too
-/// many units to bother.
-pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
+/// The dual-feasible functions tried for boxes of `size`: per function, what one box holds
+/// (its mapped volume) and the mapped volume of one unit of each kind (at its smallest over
+/// the turns that fit; 0 for kinds absent from `units`). Empty when there are too many units.
+pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, Vec<i128>)> {
     if units.len() > MAX_UNITS || size.iter().any(|&s| s <= 0) {
-        return 0;
+        return Vec::new();
     }
-    let mut count = vec![0i128; kinds.len()];
+    let mut present = vec![false; kinds.len()];
     for &u in units {
-        count[u as usize] += 1;
+        present[u as usize] = true;
     }
-    let present: Vec<usize> = (0..kinds.len()).filter(|&k| count[k] > 0).collect();
-    let mut best = 0i128;
+    let mut out = Vec::new();
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
         for k in 0..=MAX_K {
@@ -91,24 +91,46 @@ pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
             };
             let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
             let unit: i128 = (0..3).map(scale).product();
-            let sum: i128 = present
+            let values = kinds
                 .iter()
-                .map(|&kd| {
+                .zip(&present)
+                .map(|(kd, &here)| {
                     // Turns that do not fit the box are never used.
-                    let v = kinds[kd]
+                    let v = kd
                         .turns
                         .iter()
                         .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
                         .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
                         .min()
                         .unwrap_or(0);
-                    v * count[kd]
+                    if here {
+                        v
+                    } else {
+                        0
+                    }
                 })
-                .sum();
-            best = best.max((sum + unit - 1) / unit);
+                .collect();
+            out.push((unit, values));
         }
     }
-    best as usize
+    out
+}
+
+/// The best bound over `U^e` and `u^(k)` after `U^e` for boxes of `size`; 0 when there are too
+/// many units to bother.
+pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
+    let mut count = vec![0i128; kinds.len()];
+    for &u in units {
+        count[u as usize] += 1;
+    }
+    functions(units, kinds, size)
+        .iter()
+        .map(|(unit, values)| {
+            let sum: i128 = values.iter().zip(&count).map(|(v, c)| v * c).sum();
+            (sum + unit - 1) / unit
+        })
+        .max()
+        .unwrap_or(0) as usize
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod problem;
 pub mod rng;
 mod select;
 pub mod solution;
+pub mod split_bound;
 mod validate;
 
 pub use error::{Error, Result};
