@@ -226,27 +226,30 @@ fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
     (boxes, left_over)
 }
 
-/// Units per warehouse for the goal (see the module comment); `None` when no set of `cands`
-/// covers `need`.
-pub(crate) fn choose(
+/// Splits of `need` among sets of `cands` for the goal, the best first: after it, for the
+/// package goals, the other splits whose quick packing ships as much with at most one box
+/// more (the quick packing misjudges close calls). Empty when no set covers `need`.
+pub(crate) fn ranked(
     cands: &[usize],
     usable: &[Vec<u64>],
     need: &[u64],
     p: &Problem,
-) -> Option<Vec<Vec<u32>>> {
+) -> Vec<Vec<Vec<u32>>> {
     let nd = p.depots.len();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
     let estimated = matches!(p.goal, Goal::FewestWarehouses) || packages_first;
     let sets = candidate_sets(cands, usable, need, p, packages_first);
-    let first = sets.first()?;
+    let Some(first) = sets.first() else {
+        return Vec::new();
+    };
     let total: u64 = need.iter().sum();
     if !estimated || total > MAX_ESTIMATED_UNITS {
-        return Some(split(
+        return vec![split(
             &default_order(first, usable, need, p),
             usable,
             need,
             nd,
-        ));
+        )];
     }
     let mut splits: Vec<Vec<Vec<u32>>> = Vec::new();
     for o in sets.iter().flat_map(|s| orders_of(s, usable, need, p)) {
@@ -260,22 +263,36 @@ pub(crate) fn choose(
         }
     }
     if splits.len() == 1 {
-        return splits.into_iter().next();
+        return splits;
     }
     // Units shipped come first under every goal; ties keep the earlier (more preferred, more
     // capable) split.
-    let mut best: Option<(Key, Vec<Vec<u32>>)> = None;
-    for units in splits {
-        let (boxes, left_over) = estimate(p, &units);
-        let used = units.iter().filter(|u| !u.is_empty()).count();
-        let key = if packages_first {
-            (left_over, boxes, used)
-        } else {
-            (left_over, used, boxes)
-        };
-        if best.as_ref().is_none_or(|b| key < b.0) {
-            best = Some((key, units));
-        }
-    }
-    best.map(|b| b.1)
+    let mut keyed: Vec<(Key, Vec<Vec<u32>>)> = splits
+        .into_iter()
+        .map(|units| {
+            let (boxes, left_over) = estimate(p, &units);
+            let used = units.iter().filter(|u| !u.is_empty()).count();
+            let key = if packages_first {
+                (left_over, boxes, used)
+            } else {
+                (left_over, used, boxes)
+            };
+            (key, units)
+        })
+        .collect();
+    keyed.sort_by_key(|k| k.0);
+    let best = keyed[0].0;
+    let close = |k: &Key| packages_first && k.0 == best.0 && k.1 <= best.1 + 1;
+    let mut out = vec![keyed.remove(0).1];
+    out.extend(
+        keyed
+            .into_iter()
+            .filter(|(k, _)| close(k))
+            .take(MAX_ALTERNATIVES)
+            .map(|k| k.1),
+    );
+    out
 }
+
+/// Splits besides the best one that are packed in full (see [`ranked`]).
+const MAX_ALTERNATIVES: usize = 3;

@@ -52,6 +52,8 @@ pub(crate) fn suit(depot: &Depot, kind: &Kind) -> Suit {
 /// Units per warehouse (kind ids, with repetition) and the units nobody can ship.
 pub(crate) struct Assignment {
     pub units: Vec<Vec<u32>>,
+    /// Other splits worth packing in full, next best first (see `cover::ranked`).
+    pub others: Vec<Vec<Vec<u32>>>,
     pub unfitted: Vec<(u32, UnfitReason)>,
 }
 
@@ -110,8 +112,17 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
         .copied()
         .filter(|w| !p.directives.avoid.contains(w))
         .collect();
-    let units = cover::choose(&free, &usable, &need, p)
-        .or_else(|| cover::choose(&cands, &usable, &need, p))
-        .unwrap_or_else(|| cover::split(&cands, &usable, &need, nd));
-    Assignment { units, unfitted }
+    let mut ranked = cover::ranked(&free, &usable, &need, p);
+    if ranked.is_empty() {
+        ranked = cover::ranked(&cands, &usable, &need, p);
+    }
+    if ranked.is_empty() {
+        ranked.push(cover::split(&cands, &usable, &need, nd));
+    }
+    let units = ranked.remove(0);
+    Assignment {
+        units,
+        others: ranked,
+        unfitted,
+    }
 }
