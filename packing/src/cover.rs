@@ -6,8 +6,9 @@
 
 use crate::construct::{build, sort_units, Effort, Order, MERITS};
 use crate::model::Goal;
-use crate::placement::{Ctx, Merit};
+use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::Problem;
+use crate::resplit;
 
 /// Candidate splits weighed by a quick packing at most; beyond it the first ones (the most
 /// preferred, most capable sets first) are kept.
@@ -18,7 +19,7 @@ const MAX_ESTIMATED_UNITS: u64 = 1000;
 
 /// How a split ranks, smaller first: units left over, then boxes and warehouses used in the
 /// goal's order.
-type Key = (usize, usize, usize);
+pub(crate) type Key = (usize, usize, usize);
 
 /// Whether the warehouses in `set` can ship the `need` of every kind together.
 fn covers(set: &[usize], usable: &[Vec<u64>], need: &[u64]) -> bool {
@@ -195,11 +196,19 @@ const CAREFUL_UNITS: usize = 60;
 
 /// Boxes and left-over units of a quick packing (no search) of a split.
 fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
+    let (bins, left_over) = quick_packing(p, units);
+    (bins.iter().map(Vec::len).sum(), left_over)
+}
+
+/// A quick packing (no search) of a split: the boxes per warehouse and the units left over.
+pub(crate) fn quick_packing(p: &Problem, units: &[Vec<u32>]) -> (Vec<Vec<Bin>>, usize) {
     let ctx = Ctx::new(&p.kinds, &p.rules);
     let careful = units.iter().map(Vec::len).sum::<usize>() <= CAREFUL_UNITS;
-    let (mut boxes, mut left_over) = (0, 0);
+    let mut left_over = 0;
+    let mut out = Vec::with_capacity(units.len());
     for (w, u) in units.iter().enumerate() {
         if u.is_empty() {
+            out.push(Vec::new());
             continue;
         }
         let depot = &p.depots[w];
@@ -220,10 +229,10 @@ fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
             Merit::ContactTall,
             effort,
         );
-        boxes += bins.len();
+        out.push(bins);
         left_over += rest.len();
     }
-    (boxes, left_over)
+    (out, left_over)
 }
 
 /// Splits of `need` among sets of `cands` for the goal, the best first: after it, for the
@@ -262,7 +271,8 @@ pub(crate) fn ranked(
             break;
         }
     }
-    if splits.len() == 1 {
+    let fine = packages_first && total as usize <= CAREFUL_UNITS;
+    if splits.len() == 1 && !fine {
         return splits;
     }
     // Units shipped come first under every goal; ties keep the earlier (more preferred, more
@@ -281,6 +291,11 @@ pub(crate) fn ranked(
         })
         .collect();
     keyed.sort_by_key(|k| k.0);
+    if fine {
+        if let Some(better) = resplit::improve(p, cands, usable, &keyed[0].1) {
+            keyed.insert(0, better);
+        }
+    }
     let best = keyed[0].0;
     let close = |k: &Key| packages_first && k.0 == best.0 && k.1 <= best.1 + 1;
     let mut out = vec![keyed.remove(0).1];
