@@ -112,3 +112,32 @@ pub(crate) fn improve(
     }
     changed.then_some((key, cur))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{BoxType, Item, PackRequest, Warehouse};
+
+    #[test]
+    fn a_half_empty_box_moves_to_a_warehouse_that_stocks_its_units() {
+        // Slabs of half a box. "f" ships from w1 only; four of the five "c" must come from w2,
+        // which takes them in two boxes: three boxes in all. Drawing every "c" from one
+        // warehouse first needs four (w1: f + 2 c in two boxes, w2: 3 c in two; or w1: f
+        // alone, w2: 5 c in three).
+        let wh = |id: &str, stock: &[(&str, i64)]| Warehouse {
+            warehouse_id: id.into(),
+            boxes: vec![BoxType::new("cube", 10.0, 10.0, 10.0, 100.0)],
+            inventory: stock.iter().map(|(k, q)| ((*k).into(), *q)).collect(),
+        };
+        let req = PackRequest {
+            items: vec![
+                Item::new("f", 10.0, 5.0, 10.0, 1.0, 1),
+                Item::new("c", 10.0, 5.0, 10.0, 1.0, 5),
+            ],
+            warehouses: vec![wh("w1", &[("f", 1), ("c", 2)]), wh("w2", &[("c", 5)])],
+            ..PackRequest::default()
+        };
+        let sol = crate::pack(&req).unwrap();
+        assert_eq!(sol.summary.total_items_packed, 6);
+        assert_eq!(sol.summary.total_packages, 3);
+    }
+}
