@@ -192,7 +192,7 @@ fn orders_of(set: &[usize], usable: &[Vec<u64>], need: &[u64], p: &Problem) -> V
 /// Up to this many units the splits are weighed by a careful construction (every merit per
 /// box and a dozen reordered fills), which picks better splits for carts at a fraction of a
 /// millisecond each; larger orders get one pass.
-const CAREFUL_UNITS: usize = 60;
+pub(crate) const CAREFUL_UNITS: usize = 60;
 
 /// Boxes and left-over units of a quick packing (no search) of a split.
 fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
@@ -243,6 +243,7 @@ pub(crate) fn ranked(
     usable: &[Vec<u64>],
     need: &[u64],
     p: &Problem,
+    floor: usize,
 ) -> Vec<Vec<Vec<u32>>> {
     let nd = p.depots.len();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
@@ -291,7 +292,8 @@ pub(crate) fn ranked(
         })
         .collect();
     keyed.sort_by_key(|k| k.0);
-    if fine {
+    // A split whose quick packing ships everything in `floor` boxes is optimal.
+    if fine && !(keyed[0].0 .0 == 0 && keyed[0].0 .1 <= floor) {
         if let Some(better) = resplit::improve(p, cands, usable, &keyed[0].1) {
             keyed.insert(0, better);
         }

@@ -257,6 +257,9 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
     let assignment = select::assign(&p);
     let mut best = pack_split(&p, &ctx, &assignment.units, variant);
     for other in &assignment.others {
+        if best.1.is_empty() && best.0.iter().map(Vec::len).sum::<usize>() <= assignment.floor {
+            break;
+        }
         let cand = pack_split(&p, &ctx, other, variant);
         if plan_rank(&cand, &p) < plan_rank(&best, &p) {
             best = cand;

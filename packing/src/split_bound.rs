@@ -38,32 +38,53 @@ fn box_list(depot: &Depot, most: usize) -> Vec<&crate::problem::BoxKind> {
         .collect()
 }
 
-/// Whether some split of `need` sends at most `cap[w][n[w]]` of every resource to each
-/// warehouse `w`, units taken apart (fractions allowed): by max-flow min-cut, for every set
-/// `a` of warehouses what the other warehouses cannot take must fit into `a`.
-fn fractional_fit(n: &[usize], res: &[Resource], usable: &[Vec<u64>], need: &[u64]) -> bool {
-    let nd = n.len();
-    res.iter().all(|r| {
-        (0u32..1 << nd).all(|a| {
-            let inside = |w: usize| a & 1 << w != 0;
-            let cap: i128 = (0..nd).filter(|&w| inside(w)).map(|w| r.cap[w][n[w]]).sum();
-            let forced: i128 = need
-                .iter()
+/// Per resource and set `a` of warehouses (a bit mask), what the warehouses outside `a`
+/// cannot take of `need`, in that resource.
+fn forced(res: &[Resource], usable: &[Vec<u64>], need: &[u64]) -> Vec<Vec<i128>> {
+    let nd = usable.len();
+    let outside: Vec<Vec<u64>> = (0u32..1 << nd)
+        .map(|a| {
+            need.iter()
                 .enumerate()
                 .map(|(k, &d)| {
-                    let elsewhere: u64 =
-                        (0..nd).filter(|&w| !inside(w)).map(|w| usable[w][k]).sum();
-                    d.saturating_sub(elsewhere) as i128 * r.value[k]
+                    let elsewhere: u64 = (0..nd)
+                        .filter(|&w| a & 1 << w == 0)
+                        .map(|w| usable[w][k])
+                        .sum();
+                    d.saturating_sub(elsewhere)
                 })
+                .collect()
+        })
+        .collect();
+    res.iter()
+        .map(|r| {
+            outside
+                .iter()
+                .map(|o| o.iter().zip(&r.value).map(|(&c, &v)| c as i128 * v).sum())
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether some split sends at most `cap[w][n[w]]` of every resource to each warehouse `w`,
+/// units taken apart (fractions allowed): by max-flow min-cut, exactly when for every set `a`
+/// of warehouses what the others cannot take (`forced`) fits into `a`.
+fn fractional_fit(n: &[usize], res: &[Resource], forced: &[Vec<i128>]) -> bool {
+    let nd = n.len();
+    res.iter().zip(forced).all(|(r, f)| {
+        (0u32..1 << nd).all(|a| {
+            let cap: i128 = (0..nd)
+                .filter(|&w| a & 1 << w != 0)
+                .map(|w| r.cap[w][n[w]])
                 .sum();
-            forced <= cap
+            f[a as usize] <= cap
         })
     })
 }
 
 /// The fewest boxes any packing of every shippable unit of `p` can use: the smallest total of
 /// boxes per warehouse for which some split fits volume, weight and the dual-feasible values.
-fn bound_of(p: &Problem) -> usize {
+pub(crate) fn bound_of(p: &Problem) -> usize {
     let nd = p.depots.len();
     let nk = p.kinds.len();
     let usable: Vec<Vec<u64>> = p
@@ -124,10 +145,11 @@ fn bound_of(p: &Problem) -> usize {
         }
     }
     // Box counts per warehouse in order of their total; the first that fits is the bound.
+    let forced = forced(&res, &usable, &need);
     for t in 1..=most.iter().sum::<usize>() {
         let mut n = vec![0usize; nd];
         if counts_summing_to(t, 0, &mut n, &most, &mut |n| {
-            fractional_fit(n, &res, &usable, &need)
+            fractional_fit(n, &res, &forced)
         }) {
             return t;
         }
