@@ -13,7 +13,7 @@ const MAX_THRESHOLDS: usize = 48;
 /// `u^(k)` is tried for k = 1..=MAX_K after each threshold.
 const MAX_K: i64 = 6;
 /// Thresholds per axis when each axis gets its own (besides none at all).
-const PER_AXIS: usize = 6;
+const PER_AXIS: usize = 4;
 
 /// `U^e`: sides above `s - e` count as the whole axis, sides below `e` as nothing.
 fn dff_u(a: i64, s: i64, e: i64) -> i64 {
