@@ -19,6 +19,14 @@ fn key_of(bins: &[Vec<Bin>], left_over: usize, split: &[Vec<u32>]) -> Key {
     (left_over, boxes, used)
 }
 
+/// Volume share of the emptiest box.
+fn weakest(bins: &[Vec<Bin>]) -> f64 {
+    bins.iter()
+        .flatten()
+        .map(Bin::fill_ratio)
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// `split` with up to `counts[k]` units of each kind `k` moved from warehouse `from` to `to`
 /// (as far as `to` stocks them); `None` when nothing moves.
 fn moved(
@@ -99,7 +107,8 @@ pub(crate) fn improve(
                     };
                     let (nb, lo) = quick_packing(p, &next);
                     let nk = key_of(&nb, lo, &next);
-                    if nk < key {
+                    // Sideways too: as many boxes, but a weakest box closer to empty.
+                    if nk < key || (nk == key && weakest(&nb) < weakest(&bins) - 1e-9) {
                         found = Some((nk, next, nb));
                         break 'search;
                     }
