@@ -62,6 +62,10 @@ fn main() {
     let quiet = args.iter().any(|a| a == "--quiet");
     let variants = list(&args, "--variants", "1")[0].max(1) as u32;
     let pair = args.iter().any(|a| a == "--pair");
+    let single = args
+        .iter()
+        .position(|a| a == "--variant")
+        .map(|_| list(&args, "--variant", "0")[0] as u32);
     let min_support = args
         .iter()
         .position(|a| a == "--min-support")
@@ -91,7 +95,10 @@ fn main() {
                 let (sol, cpu) = if pair {
                     pack_pair(&req)
                 } else {
-                    let sol = pack_portfolio(&req, variants).expect("pack");
+                    let sol = match single {
+                        Some(v) => pack_variant(&req, v).expect("pack"),
+                        None => pack_portfolio(&req, variants).expect("pack"),
+                    };
                     (sol, c0.zip(cpu_ms()).map(|(a, b)| b - a))
                 };
                 if let Err(e) = validate(&req, &sol) {

@@ -12,6 +12,8 @@ const MAX_UNITS: usize = 3000;
 const MAX_THRESHOLDS: usize = 48;
 /// `u^(k)` is tried for k = 1..=MAX_K after each threshold.
 const MAX_K: i64 = 6;
+/// Thresholds per axis when each axis gets its own (besides none at all).
+const PER_AXIS: usize = 4;
 
 /// `U^e`: sides above `s - e` count as the whole axis, sides below `e` as nothing.
 fn dff_u(a: i64, s: i64, e: i64) -> i64 {
@@ -66,18 +68,48 @@ fn thresholds(units: &[u32], kinds: &[Kind], size: V3) -> Vec<i64> {
     out
 }
 
-/// The best bound over `U^e` and `u^(k)` after `U^e` for boxes of `size`; 0 when there are too
-/// many units to bother.
-pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
-    if units.len() > MAX_UNITS || size.iter().any(|&s| s <= 0) {
-        return 0;
-    }
-    let mut count = vec![0i128; kinds.len()];
+/// Thresholds along axis `a` alone, in length units up to half the axis: the side of a turn
+/// (it stays, smaller ones vanish) and just above its complement (it counts as the whole axis),
+/// and 0 (sides as they are).
+fn axis_thresholds(units: &[u32], kinds: &[Kind], size: V3, a: usize) -> Vec<i64> {
+    let s = size[a];
+    let mut seen = vec![false; kinds.len()];
+    let mut out = Vec::new();
     for &u in units {
-        count[u as usize] += 1;
+        if std::mem::replace(&mut seen[u as usize], true) {
+            continue;
+        }
+        for t in &kinds[u as usize].turns {
+            let d = t.dim[a];
+            for e in [d, s - d + 1] {
+                if (1..=s / 2).contains(&e) {
+                    out.push(e);
+                }
+            }
+        }
     }
-    let present: Vec<usize> = (0..kinds.len()).filter(|&k| count[k] > 0).collect();
-    let mut best = 0i128;
+    out.sort_unstable();
+    out.dedup();
+    if out.len() > PER_AXIS {
+        let n = out.len();
+        out = (0..PER_AXIS).map(|i| out[i * n / PER_AXIS]).collect();
+    }
+    out.insert(0, 0);
+    out
+}
+
+/// The dual-feasible functions tried for boxes of `size`: per function, what one box holds
+/// (its mapped volume) and the mapped volume of one unit of each kind (at its smallest over
+/// the turns that fit; 0 for kinds absent from `units`). Empty when there are too many units.
+pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, Vec<i128>)> {
+    if units.len() > MAX_UNITS || size.iter().any(|&s| s <= 0) {
+        return Vec::new();
+    }
+    let mut present = vec![false; kinds.len()];
+    for &u in units {
+        present[u as usize] = true;
+    }
+    let mut out = Vec::new();
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
         for k in 0..=MAX_K {
@@ -91,24 +123,82 @@ pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
             };
             let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
             let unit: i128 = (0..3).map(scale).product();
-            let sum: i128 = present
+            let values = kinds
                 .iter()
-                .map(|&kd| {
+                .zip(&present)
+                .map(|(kd, &here)| {
                     // Turns that do not fit the box are never used.
-                    let v = kinds[kd]
+                    let v = kd
                         .turns
                         .iter()
                         .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
                         .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
                         .min()
                         .unwrap_or(0);
-                    v * count[kd]
+                    if here {
+                        v
+                    } else {
+                        0
+                    }
                 })
-                .sum();
-            best = best.max((sum + unit - 1) / unit);
+                .collect();
+            out.push((unit, values));
         }
     }
-    best as usize
+    // `U^e` with its own threshold on each axis: a box's units still map into the box, and
+    // each unit counts its smallest value over its turns, so any mix of axes stays valid.
+    let per: Vec<Vec<i64>> = (0..3)
+        .map(|a| axis_thresholds(units, kinds, size, a))
+        .collect();
+    let unit: i128 = size.iter().map(|&s| s as i128).product();
+    for &ex in &per[0] {
+        for &ey in &per[1] {
+            for &ez in &per[2] {
+                let e = [ex, ey, ez];
+                let values = kinds
+                    .iter()
+                    .zip(&present)
+                    .map(|(kd, &here)| {
+                        let v = kd
+                            .turns
+                            .iter()
+                            .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
+                            .map(|t| {
+                                (0..3)
+                                    .map(|a| dff_u(t.dim[a], size[a], e[a]) as i128)
+                                    .product::<i128>()
+                            })
+                            .min()
+                            .unwrap_or(0);
+                        if here {
+                            v
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                out.push((unit, values));
+            }
+        }
+    }
+    out
+}
+
+/// The best bound over `U^e` and `u^(k)` after `U^e` for boxes of `size`; 0 when there are too
+/// many units to bother.
+pub(crate) fn dff(units: &[u32], kinds: &[Kind], size: V3) -> usize {
+    let mut count = vec![0i128; kinds.len()];
+    for &u in units {
+        count[u as usize] += 1;
+    }
+    functions(units, kinds, size)
+        .iter()
+        .map(|(unit, values)| {
+            let sum: i128 = values.iter().zip(&count).map(|(v, c)| v * c).sum();
+            (sum + unit - 1) / unit
+        })
+        .max()
+        .unwrap_or(0) as usize
 }
 
 #[cfg(test)]
@@ -118,6 +208,72 @@ mod tests {
 
     fn kind(dims: V3, rule: Orientation) -> Kind {
         Kind::plain(dims, rule, 1)
+    }
+
+    #[test]
+    fn each_axis_takes_its_own_threshold() {
+        // Upright units of 20 x 20 x 21 in boxes of 48 x 32 x 36 go two to a box: over half
+        // the height and over half the length either way round, 20 or 21 of the 48 across.
+        // One threshold for all three axes cannot see that (at most 5 here); one per axis
+        // gives 9 of the 10 boxes needed.
+        let unit = [kind([20, 20, 21], Orientation::Upright)];
+        let b = dff(&[0; 20], &unit, [48, 32, 36]);
+        assert!((9..=10).contains(&b), "{b}");
+    }
+
+    #[test]
+    fn never_above_what_a_packing_needs() {
+        use crate::construct::{build, Effort};
+        use crate::model::Goal;
+        use crate::placement::{Ctx, Merit};
+        use crate::problem::{BoxKind, Rules};
+        use crate::rng::SplitMix64;
+        // Random units, each order packed by the constructive packer: no valid bound exceeds
+        // the boxes a real packing uses.
+        let mut rng = SplitMix64::new(7);
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        for _ in 0..150 {
+            let size = [rng.range(10, 30), rng.range(10, 30), rng.range(10, 30)];
+            let kinds: Vec<Kind> = (0..1 + rng.below(4))
+                .map(|_| {
+                    let d = [0, 1, 2].map(|a| rng.range(2, size[a]));
+                    let rule = [Orientation::Any, Orientation::Upright][rng.below(2)];
+                    kind(d, rule)
+                })
+                .collect();
+            let units: Vec<u32> = (0..4 + rng.below(20))
+                .map(|_| rng.below(kinds.len()) as u32)
+                .collect();
+            let bk = BoxKind {
+                index: 0,
+                size,
+                cap: 1 << 40,
+                cost: 0.0,
+                quantity: None,
+                volume: size.iter().map(|&s| s as i128).product(),
+            };
+            let ctx = Ctx::new(&kinds, &rules);
+            let effort = Effort {
+                tries: 5,
+                restarts: 4,
+                seed: 1,
+            };
+            let (bins, rest) = build(
+                &units,
+                &[bk],
+                &mut [None],
+                &ctx,
+                Goal::FewestPackages,
+                Merit::ContactTall,
+                effort,
+            );
+            assert!(rest.is_empty());
+            let b = dff(&units, &kinds, size);
+            assert!(b <= bins.len(), "bound {b} above {} boxes", bins.len());
+        }
     }
 
     #[test]

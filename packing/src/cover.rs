@@ -6,8 +6,9 @@
 
 use crate::construct::{build, sort_units, Effort, Order, MERITS};
 use crate::model::Goal;
-use crate::placement::{Ctx, Merit};
+use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::Problem;
+use crate::resplit;
 
 /// Candidate splits weighed by a quick packing at most; beyond it the first ones (the most
 /// preferred, most capable sets first) are kept.
@@ -18,7 +19,7 @@ const MAX_ESTIMATED_UNITS: u64 = 1000;
 
 /// How a split ranks, smaller first: units left over, then boxes and warehouses used in the
 /// goal's order.
-type Key = (usize, usize, usize);
+pub(crate) type Key = (usize, usize, usize);
 
 /// Whether the warehouses in `set` can ship the `need` of every kind together.
 fn covers(set: &[usize], usable: &[Vec<u64>], need: &[u64]) -> bool {
@@ -191,15 +192,23 @@ fn orders_of(set: &[usize], usable: &[Vec<u64>], need: &[u64], p: &Problem) -> V
 /// Up to this many units the splits are weighed by a careful construction (every merit per
 /// box and a dozen reordered fills), which picks better splits for carts at a fraction of a
 /// millisecond each; larger orders get one pass.
-const CAREFUL_UNITS: usize = 60;
+pub(crate) const CAREFUL_UNITS: usize = 60;
 
 /// Boxes and left-over units of a quick packing (no search) of a split.
 fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
+    let (bins, left_over) = quick_packing(p, units);
+    (bins.iter().map(Vec::len).sum(), left_over)
+}
+
+/// A quick packing (no search) of a split: the boxes per warehouse and the units left over.
+pub(crate) fn quick_packing(p: &Problem, units: &[Vec<u32>]) -> (Vec<Vec<Bin>>, usize) {
     let ctx = Ctx::new(&p.kinds, &p.rules);
     let careful = units.iter().map(Vec::len).sum::<usize>() <= CAREFUL_UNITS;
-    let (mut boxes, mut left_over) = (0, 0);
+    let mut left_over = 0;
+    let mut out = Vec::with_capacity(units.len());
     for (w, u) in units.iter().enumerate() {
         if u.is_empty() {
+            out.push(Vec::new());
             continue;
         }
         let depot = &p.depots[w];
@@ -220,33 +229,37 @@ fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
             Merit::ContactTall,
             effort,
         );
-        boxes += bins.len();
+        out.push(bins);
         left_over += rest.len();
     }
-    (boxes, left_over)
+    (out, left_over)
 }
 
-/// Units per warehouse for the goal (see the module comment); `None` when no set of `cands`
-/// covers `need`.
-pub(crate) fn choose(
+/// Splits of `need` among sets of `cands` for the goal, the best first: after it, for the
+/// package goals, the other splits whose quick packing ships as much with at most one box
+/// more (the quick packing misjudges close calls). Empty when no set covers `need`.
+pub(crate) fn ranked(
     cands: &[usize],
     usable: &[Vec<u64>],
     need: &[u64],
     p: &Problem,
-) -> Option<Vec<Vec<u32>>> {
+    floor: usize,
+) -> Vec<Vec<Vec<u32>>> {
     let nd = p.depots.len();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
     let estimated = matches!(p.goal, Goal::FewestWarehouses) || packages_first;
     let sets = candidate_sets(cands, usable, need, p, packages_first);
-    let first = sets.first()?;
+    let Some(first) = sets.first() else {
+        return Vec::new();
+    };
     let total: u64 = need.iter().sum();
     if !estimated || total > MAX_ESTIMATED_UNITS {
-        return Some(split(
+        return vec![split(
             &default_order(first, usable, need, p),
             usable,
             need,
             nd,
-        ));
+        )];
     }
     let mut splits: Vec<Vec<Vec<u32>>> = Vec::new();
     for o in sets.iter().flat_map(|s| orders_of(s, usable, need, p)) {
@@ -259,23 +272,44 @@ pub(crate) fn choose(
             break;
         }
     }
-    if splits.len() == 1 {
-        return splits.into_iter().next();
+    let fine = packages_first && total as usize <= CAREFUL_UNITS;
+    if splits.len() == 1 && !fine {
+        return splits;
     }
     // Units shipped come first under every goal; ties keep the earlier (more preferred, more
     // capable) split.
-    let mut best: Option<(Key, Vec<Vec<u32>>)> = None;
-    for units in splits {
-        let (boxes, left_over) = estimate(p, &units);
-        let used = units.iter().filter(|u| !u.is_empty()).count();
-        let key = if packages_first {
-            (left_over, boxes, used)
-        } else {
-            (left_over, used, boxes)
-        };
-        if best.as_ref().is_none_or(|b| key < b.0) {
-            best = Some((key, units));
+    let mut keyed: Vec<(Key, Vec<Vec<u32>>)> = splits
+        .into_iter()
+        .map(|units| {
+            let (boxes, left_over) = estimate(p, &units);
+            let used = units.iter().filter(|u| !u.is_empty()).count();
+            let key = if packages_first {
+                (left_over, boxes, used)
+            } else {
+                (left_over, used, boxes)
+            };
+            (key, units)
+        })
+        .collect();
+    keyed.sort_by_key(|k| k.0);
+    // A split whose quick packing ships everything in `floor` boxes is optimal.
+    if fine && !(keyed[0].0 .0 == 0 && keyed[0].0 .1 <= floor) {
+        if let Some(better) = resplit::improve(p, cands, usable, &keyed[0].1) {
+            keyed.insert(0, better);
         }
     }
-    best.map(|b| b.1)
+    let best = keyed[0].0;
+    let close = |k: &Key| packages_first && k.0 == best.0 && k.1 <= best.1 + 1;
+    let mut out = vec![keyed.remove(0).1];
+    out.extend(
+        keyed
+            .into_iter()
+            .filter(|(k, _)| close(k))
+            .take(MAX_ALTERNATIVES)
+            .map(|k| k.1),
+    );
+    out
 }
+
+/// Splits besides the best one that are packed in full (see [`ranked`]).
+const MAX_ALTERNATIVES: usize = 3;

@@ -190,21 +190,15 @@ fn leftover_reason(k: u32, bins: &[Bin], ctx: &Ctx) -> UnfitReason {
     }
 }
 
-/// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
-/// returns, others search from other seeds.
-pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
-    let p = problem::build(req)?;
-    let ctx = Ctx::new(&p.kinds, &p.rules);
-    let assignment = select::assign(&p);
-    let mut unfitted = assignment.unfitted;
-    let busy = assignment
-        .units
-        .iter()
-        .filter(|u| !u.is_empty())
-        .count()
-        .max(1) as u64;
+/// Boxes per warehouse and the units left out of them, for units split as `split`.
+type Plan2 = (Vec<Vec<Bin>>, Vec<(u32, UnfitReason)>);
+
+/// Packs each warehouse's share of `split` (see [`solve`]).
+fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> Plan2 {
+    let busy = split.iter().filter(|u| !u.is_empty()).count().max(1) as u64;
+    let mut unfitted = Vec::new();
     let mut bins = Vec::with_capacity(p.depots.len());
-    for (w, units) in assignment.units.iter().enumerate() {
+    for (w, units) in split.iter().enumerate() {
         if units.is_empty() {
             bins.push(Vec::new());
             continue;
@@ -217,24 +211,62 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
         let pk = match blocks::make(&p.kinds, units, &depot.boxes, &p.rules) {
             Some(bl) => {
                 let bctx = Ctx::new(&bl.kinds, &p.rules);
-                let pk = pack_depot(&p, &bctx, depot, &bl.units, p.budget / busy, seed);
+                let pk = pack_depot(p, &bctx, depot, &bl.units, p.budget / busy, seed);
                 if pk.leftover.is_empty() {
                     Packing {
-                        bins: pk.bins.iter().map(|b| bl.split(b, &ctx)).collect(),
+                        bins: pk.bins.iter().map(|b| bl.split(b, ctx)).collect(),
                         leftover: Vec::new(),
                         left: pk.left,
                     }
                 } else {
                     // A piece no box took (boxes ran out, say): units fill gaps pieces cannot.
-                    pack_depot(&p, &ctx, depot, units, p.budget / busy, seed)
+                    pack_depot(p, ctx, depot, units, p.budget / busy, seed)
                 }
             }
-            None => pack_depot(&p, &ctx, depot, units, p.budget / busy, seed),
+            None => pack_depot(p, ctx, depot, units, p.budget / busy, seed),
         };
         for &k in &pk.leftover {
-            unfitted.push((k, leftover_reason(k, &pk.bins, &ctx)));
+            unfitted.push((k, leftover_reason(k, &pk.bins, ctx)));
         }
         bins.push(pk.bins);
     }
+    (bins, unfitted)
+}
+
+/// Ranking of a plan under a package goal, smaller first: units left out, boxes, box volume.
+fn plan_rank(plan: &Plan2, p: &Problem) -> (usize, usize, i128) {
+    let boxes = plan.0.iter().map(Vec::len).sum();
+    let volume = plan
+        .0
+        .iter()
+        .enumerate()
+        .flat_map(|(w, bins)| {
+            bins.iter()
+                .map(move |b| p.depots[w].boxes[b.box_kind].volume)
+        })
+        .sum();
+    (plan.1.len(), boxes, volume)
+}
+
+/// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
+/// returns, others search from other seeds. When the warehouse choice is a close call, the
+/// close splits are packed in full and the best kept.
+pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
+    let p = problem::build(req)?;
+    let ctx = Ctx::new(&p.kinds, &p.rules);
+    let assignment = select::assign(&p);
+    let mut best = pack_split(&p, &ctx, &assignment.units, variant);
+    for other in &assignment.others {
+        if best.1.is_empty() && best.0.iter().map(Vec::len).sum::<usize>() <= assignment.floor {
+            break;
+        }
+        let cand = pack_split(&p, &ctx, other, variant);
+        if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+            best = cand;
+        }
+    }
+    let (bins, found) = best;
+    let mut unfitted = assignment.unfitted;
+    unfitted.extend(found);
     Ok(assemble(req, &p, &Plan { bins, unfitted }))
 }

@@ -73,13 +73,9 @@ const THRESHOLD: f64 = 0.03;
 
 /// Box indices from the emptiest to the fullest.
 fn by_fill(bins: &[Bin]) -> Vec<usize> {
+    let fill: Vec<f64> = bins.iter().map(Bin::fill_ratio).collect();
     let mut order: Vec<usize> = (0..bins.len()).collect();
-    order.sort_by(|&a, &b| {
-        bins[a]
-            .fill_ratio()
-            .total_cmp(&bins[b].fill_ratio())
-            .then(a.cmp(&b))
-    });
+    order.sort_by(|&a, &b| fill[a].total_cmp(&fill[b]).then(a.cmp(&b)));
     order
 }
 
@@ -239,11 +235,12 @@ impl Search<'_> {
         let mut moved = Vec::new();
         for (ui, &k) in units.iter().enumerate() {
             let vol = self.ctx.kinds[k as usize].volume;
+            let fill: Vec<f64> = pk.bins.iter().map(Bin::fill_ratio).collect();
             let mut targets: Vec<usize> = (0..n)
                 .filter(|&b| Some(b) != victim && pk.bins[b].admits(k, self.ctx))
                 .collect();
             targets.reverse();
-            targets.sort_by(|&a, &b| pk.bins[b].fill_ratio().total_cmp(&pk.bins[a].fill_ratio()));
+            targets.sort_by(|&a, &b| fill[b].total_cmp(&fill[a]));
             let direct = targets
                 .iter()
                 .find_map(|&b| pk.bins[b].best(k, self.ctx, CONFIGS[0].1).map(|c| (b, c)));

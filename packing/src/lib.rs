@@ -23,9 +23,11 @@ mod placement;
 mod point_first;
 mod portfolio;
 mod problem;
+mod resplit;
 pub mod rng;
 mod select;
 pub mod solution;
+pub mod split_bound;
 mod validate;
 
 pub use error::{Error, Result};

@@ -3,8 +3,10 @@
 //! when needed), and gives the reason for every unit that no warehouse can ship.
 
 use crate::cover;
+use crate::model::Goal;
 use crate::problem::{Depot, Kind, Problem};
 use crate::solution::UnfitReason;
+use crate::split_bound;
 
 /// How well a warehouse's boxes suit one kind, best last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,6 +54,10 @@ pub(crate) fn suit(depot: &Depot, kind: &Kind) -> Suit {
 /// Units per warehouse (kind ids, with repetition) and the units nobody can ship.
 pub(crate) struct Assignment {
     pub units: Vec<Vec<u32>>,
+    /// Other splits worth packing in full, next best first (see `cover::ranked`).
+    pub others: Vec<Vec<Vec<u32>>>,
+    /// No packing of the shippable units uses fewer boxes (0 when not worked out).
+    pub floor: usize,
     pub unfitted: Vec<(u32, UnfitReason)>,
 }
 
@@ -110,8 +116,26 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
         .copied()
         .filter(|w| !p.directives.avoid.contains(w))
         .collect();
-    let units = cover::choose(&free, &usable, &need, p)
-        .or_else(|| cover::choose(&cands, &usable, &need, p))
-        .unwrap_or_else(|| cover::split(&cands, &usable, &need, nd));
-    Assignment { units, unfitted }
+    // Small orders weigh several splits; none can beat the bound over all splits.
+    let total: u64 = need.iter().sum();
+    let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
+    let floor = if packages_first && total as usize <= cover::CAREFUL_UNITS {
+        split_bound::bound_of(p)
+    } else {
+        0
+    };
+    let mut ranked = cover::ranked(&free, &usable, &need, p, floor);
+    if ranked.is_empty() {
+        ranked = cover::ranked(&cands, &usable, &need, p, floor);
+    }
+    if ranked.is_empty() {
+        ranked.push(cover::split(&cands, &usable, &need, nd));
+    }
+    let units = ranked.remove(0);
+    Assignment {
+        units,
+        others: ranked,
+        floor,
+        unfitted,
+    }
 }

@@ -77,25 +77,14 @@ impl Bin {
         }
     }
 
-    /// Units that may relate to `c`: those starting along x within reach of it.
-    fn near<'a>(&'a self, c: &Cuboid) -> impl Iterator<Item = &'a Placed> + 'a {
-        let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
-        let start = self
-            .by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo);
-        self.by_x[start..]
-            .iter()
-            .map(|&i| &self.placed[i as usize])
-            .take_while(move |q| q.c.pos[0] <= hi)
-    }
-
-    /// How many units [`Bin::near`] yields, found by binary search (it counts as work).
-    fn near_count(&self, c: &Cuboid) -> u64 {
+    /// The span of `by_x` holding the units that may relate to `c` (those starting along x
+    /// within reach of it), found by binary search.
+    fn near_span(&self, c: &Cuboid) -> (usize, usize) {
         let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
         let x = |i: &u32| self.placed[*i as usize].c.pos[0];
         let start = self.by_x.partition_point(|i| x(i) < lo);
         let end = self.by_x.partition_point(|i| x(i) <= hi);
-        end.saturating_sub(start) as u64
+        (start, end.max(start))
     }
 
     pub fn capacity(&self) -> i128 {
@@ -181,8 +170,9 @@ impl Bin {
                 pos: p,
                 dim: turn.dim,
             };
-            evaluated += 1 + self.near_count(&c);
-            let Some(contact) = self.check(&c, kind, ctx, merit) else {
+            let (from, to) = self.near_span(&c);
+            evaluated += 1 + (to - from) as u64;
+            let Some(contact) = self.check(&c, &self.by_x[from..to], kind, ctx, merit) else {
                 continue;
             };
             let (t, h) = (t as i64, -turn.dim[1]);
@@ -205,12 +195,20 @@ impl Bin {
 
     /// Exact test of cuboid `c` for a unit of `kind`; `Some(contact area)` when feasible (the
     /// area is only computed for the contact merit).
-    fn check(&self, c: &Cuboid, kind: &Kind, ctx: &Ctx, merit: Merit) -> Option<i128> {
+    /// `near` is the span of `by_x` that may relate to `c` ([`Bin::near_span`]).
+    fn check(
+        &self,
+        c: &Cuboid,
+        near: &[u32],
+        kind: &Kind,
+        ctx: &Ctx,
+        merit: Merit,
+    ) -> Option<i128> {
         let rules = ctx.rules;
         let y = c.pos[1];
         let mut support: i64 = 0;
         let mut contact: i128 = 0;
-        for q in self.near(c) {
+        for q in near.iter().map(|&i| &self.placed[i as usize]) {
             // Apart along z, two units neither overlap, share footprint, nor touch.
             if q.c.end(2) < c.pos[2] || q.c.pos[2] > c.end(2) {
                 continue;
@@ -283,7 +281,7 @@ impl Bin {
     /// Adds a unit whose position is already known to be feasible.
     pub fn push(&mut self, p: Placed, ctx: &Ctx) {
         let kind = &ctx.kinds[p.kind as usize];
-        if !self.placed.iter().any(|q| q.kind == p.kind) {
+        if !kind.conflicts.is_empty() && !self.placed.iter().any(|q| q.kind == p.kind) {
             for &b in &kind.conflicts {
                 if let Err(i) = self.blocked.binary_search(&b) {
                     self.blocked.insert(i, b);
