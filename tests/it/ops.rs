@@ -2,7 +2,8 @@
 //! restores every order acknowledged before it began and passes `check`; a backup killed
 //! mid-write leaves no complete-looking file; damaged and foreign files are refused with
 //! nothing written; an older schema migrates on first start; `check` finds planted
-//! inconsistencies; scheduled backups rotate; closed pipes and newer schemas.
+//! inconsistencies (order histories too); scheduled backups rotate, and the newest
+//! complete one is the last backup after a restart; closed pipes and newer schemas.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
