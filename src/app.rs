@@ -82,7 +82,9 @@ impl App {
             packer: Handle::default(),
             disk: DiskGauge::new(&store, &config.data_dir),
             metrics,
-            backups: Arc::default(),
+            backups: Arc::new(crate::ops::schedule::Status::at_start(
+                config.backups.as_ref(),
+            )),
             config,
             store,
         })

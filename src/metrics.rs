@@ -29,7 +29,7 @@ pub struct Metrics {
     pub deliveries: IntCounterVec,
     /// Scheduled backups by result (`ok`, `failed`).
     backups: IntCounterVec,
-    /// Unix time of the last successful scheduled backup (0: none since start).
+    /// Unix time of the last successful backup, found at start or taken since (0: none).
     last_backup: IntGauge,
     orders_created: IntCounter,
     orders: IntGaugeVec,
@@ -64,7 +64,7 @@ pub struct Snapshot {
     /// Scheduled backups that succeeded and failed since start.
     pub backups_ok: u64,
     pub backups_failed: u64,
-    /// Unix seconds of the last successful scheduled backup (0: none yet).
+    /// Unix seconds of the last successful backup, found at start or taken since (0: none).
     pub last_backup_unix: i64,
 }
 

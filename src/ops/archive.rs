@@ -317,3 +317,42 @@ pub fn read(
         }
     }
 }
+
+/// The largest header [`peek`] reads; real ones are a few hundred bytes.
+const MAX_HEADER: u32 = 64 * 1024;
+
+/// A quick look at `path` without reading it whole: the magic, the format version, the
+/// header, and an end marker of the right shape as the file's last bytes. It tells a
+/// complete file from a truncated, foreign or half-written one at start-up cost of a few
+/// reads; it does not verify the checksum (only [`read`] does, reading everything).
+pub fn peek(path: &Path) -> anyhow::Result<Header> {
+    use std::io::{Seek, SeekFrom};
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let size = file.metadata()?.len();
+    let mut start = [0u8; 16 + 4 + 1 + 4];
+    file.read_exact(&mut start)
+        .context("truncated: shorter than its header")?;
+    anyhow::ensure!(&start[..16] == MAGIC, "not a fulfilld backup");
+    let format = u32::from_le_bytes(start[16..20].try_into().expect("4 bytes"));
+    anyhow::ensure!(format == FORMAT, "backup format version {format}");
+    anyhow::ensure!(start[20] == HEADER, "corrupt: no header first");
+    let len = u32::from_le_bytes(start[21..25].try_into().expect("4 bytes"));
+    anyhow::ensure!(len <= MAX_HEADER, "corrupt: a header of {len} bytes");
+    let mut body = vec![0u8; len as usize];
+    file.read_exact(&mut body)
+        .context("truncated inside the header")?;
+    let header: Header = serde_json::from_slice(&body).context("corrupt header")?;
+    // The end frame: its type, the length 40, the entry count and the SHA-256.
+    let end_len = 1 + 4 + 40;
+    let header_end = start.len() as u64 + u64::from(len);
+    anyhow::ensure!(size >= header_end + end_len, "truncated: no end marker");
+    file.seek(SeekFrom::Start(size - end_len))?;
+    let mut end = [0u8; 5];
+    file.read_exact(&mut end)?;
+    anyhow::ensure!(
+        end[0] == END && end[1..5] == len32(40)?,
+        "truncated: the file does not end with its end marker"
+    );
+    Ok(header)
+}

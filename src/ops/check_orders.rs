@@ -1,19 +1,20 @@
 //! The order side of `fulfilld check`: orders and their externalId index and packing
-//! jobs, packages and their indexes, webhook subscriptions, deliveries and the delivery
-//! queue, inbound event ids, and the counters of each. Orders are streamed, not loaded,
+//! jobs, order histories, packages and their indexes, webhook subscriptions, deliveries
+//! and the delivery queue, inbound event ids, and the counters of each. Orders are streamed, not loaded,
 //! so a check of a million orders holds only their ids and statuses.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use storage::tables::{
-    Deliveries, DeliveriesByWebhook, DeliveryQueue, InboundEventIds, OrderPackages, Orders,
-    OrdersByExternalId, PackageEvents, Packages, PackagesByStatus, PackagesByTracking, PackingJobs,
-    Table, WebhookCursors, Webhooks,
+    Deliveries, DeliveriesByWebhook, DeliveryQueue, InboundEventIds, OrderEvents, OrderPackages,
+    Orders, OrdersByExternalId, PackageEvents, Packages, PackagesByStatus, PackagesByTracking,
+    PackingJobs, Table, WebhookCursors, Webhooks,
 };
 use storage::{DeliveryStatus, OrderStatus, PackageStatus, Store};
 
 use super::report::{id, Report};
 use crate::domain::order_packing;
+use crate::domain::order_events::KINDS;
 use crate::domain::packages::shipped;
 
 /// Checks orders, packages, webhooks and inbound events; returns, per inventory record,
@@ -23,6 +24,7 @@ pub(super) fn run(store: &Store, r: &mut Report) -> HashMap<u128, i64> {
     let mut held: HashMap<u128, i64> = HashMap::new();
     let statuses = orders(store, r, &mut held);
     packages(store, r, &statuses, &mut held);
+    order_events(store, r, &statuses);
     webhooks(store, r);
     inbound(store, r);
     held
@@ -279,4 +281,31 @@ fn inbound(store: &Store, r: &mut Report) {
             )),
         }
     }
+}
+
+/// Every history entry: a key of (an existing order, the UUIDv7 of the change) and a known
+/// kind. Orders are never removed, so an entry without its order is a stray. Streamed.
+fn order_events(store: &Store, r: &mut Report, orders: &HashMap<u128, OrderStatus>) {
+    let mut n = 0;
+    for row in store.iter::<OrderEvents>() {
+        let ((order, change), e) = match row {
+            Ok(entry) => entry,
+            Err(e) => {
+                r.problem(format!("order_events: {e}"));
+                continue;
+            }
+        };
+        n += 1;
+        let key = format!("order_events[({}, {})]", id(order), id(change));
+        if !orders.contains_key(&order) {
+            r.problem(format!("{key}: no such order"));
+        }
+        if id(change).get_version_num() != 7 {
+            r.problem(format!("{key}: the change id is not a UUIDv7"));
+        }
+        if !KINDS.contains(&e.kind.as_str()) {
+            r.problem(format!("{key}: unknown kind {:?}", e.kind));
+        }
+    }
+    count(r, OrderEvents::NAME, n);
 }

@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use storage::Store;
+use time::format_description::well_known::Rfc3339;
 use tokio::sync::watch;
+
+use super::archive;
 
 use crate::config::BackupSchedule;
 use crate::shutdown::Shutdown;
@@ -18,7 +21,8 @@ use crate::shutdown::Shutdown;
 pub struct Status {
     pub succeeded: AtomicU64,
     pub failed: AtomicU64,
-    /// Unix seconds of the last successful backup, scheduled or online; 0 before the first.
+    /// Unix seconds of the last successful backup: found at start (see [`newest_complete`]),
+    /// or scheduled or online since; 0 if none.
     pub last_success_unix: AtomicI64,
     /// Unix seconds of the last failed backup, scheduled or online; 0 before the first.
     pub last_failure_unix: AtomicI64,
@@ -53,6 +57,17 @@ impl Status {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         self.last_failure_unix.store(now, Ordering::Relaxed);
         *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+
+    /// The status at start: the newest complete scheduled backup in `plan`'s directory
+    /// counts as the last success, so monitors and the dashboard see it across restarts.
+    pub fn at_start(plan: Option<&BackupSchedule>) -> Status {
+        let status = Status::default();
+        if let Some((path, secs)) = plan.and_then(|p| newest_complete(&p.dir)) {
+            tracing::info!(path = %path.display(), "last backup found at start");
+            status.last_success_unix.store(secs, Ordering::Relaxed);
+        }
+        status
     }
 
     /// A receiver of the number of attempts finished.
@@ -93,6 +108,41 @@ pub fn listed(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .collect();
     found.sort();
     Ok(found)
+}
+
+/// The scheduled backup in `dir` taken last, with its time in unix seconds: among files
+/// named like scheduled backups (temporary names never are), only those that look complete
+/// ([`archive::peek`]), ranked by the time their header records rather than by name, so a
+/// copied or renamed file cannot pass for newer than it is. The file's mtime stands in
+/// only when the header's time does not parse. Damaged files are logged and skipped.
+pub fn newest_complete(dir: &Path) -> Option<(PathBuf, i64)> {
+    let files = listed(dir).ok()?;
+    let mut newest: Option<(PathBuf, i64)> = None;
+    for path in files {
+        let header = match archive::peek(&path) {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %format!("{e:#}"), "not a complete backup; ignored");
+                continue;
+            }
+        };
+        let parsed = time::OffsetDateTime::parse(&header.created_at, &Rfc3339)
+            .map(|t| t.unix_timestamp())
+            .ok();
+        let Some(secs) = parsed.or_else(|| modified_unix(&path)) else {
+            continue;
+        };
+        if newest.as_ref().is_none_or(|(_, best)| secs > *best) {
+            newest = Some((path, secs));
+        }
+    }
+    newest
+}
+
+fn modified_unix(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_secs()).ok()
 }
 
 /// One scheduled backup, then the oldest beyond `keep` removed.

@@ -2,7 +2,8 @@
 //! restores every order acknowledged before it began and passes `check`; a backup killed
 //! mid-write leaves no complete-looking file; damaged and foreign files are refused with
 //! nothing written; an older schema migrates on first start; `check` finds planted
-//! inconsistencies; scheduled backups rotate; closed pipes and newer schemas.
+//! inconsistencies (order histories too); scheduled backups rotate, and the newest
+//! complete one is the last backup after a restart; closed pipes and newer schemas.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -706,4 +707,165 @@ fn a_database_from_a_newer_schema_is_refused_at_start_and_left_untouched() {
         file_bytes(dir.path()) == before,
         "a refused command modified the data dir"
     );
+}
+
+/// A backup file with `created_at`, complete or cut before its end marker.
+fn planted_backup(path: &Path, created_at: &str, complete: bool) {
+    use fulfilld::ops::archive::{Header, Writer};
+    let mut w = Writer::new(Vec::new()).unwrap();
+    w.header(&Header {
+        fulfilld_version: "0.0.0".into(),
+        schema_version: 1,
+        next_id: 1,
+        created_at: created_at.into(),
+    })
+    .unwrap();
+    w.table("orders").unwrap();
+    w.entry(b"k", b"v").unwrap();
+    let (mut bytes, _, _) = w.finish().unwrap();
+    if !complete {
+        bytes.truncate(bytes.len() - 10);
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_complete_scheduled_backup_is_still_in_health_after_a_restart() {
+    use fulfilld::config::BackupSchedule;
+    use fulfilld::ops::schedule::{listed, run as schedule, Status};
+    let data = tempfile::tempdir().unwrap();
+    let backups = tempfile::tempdir().unwrap();
+    let plan = BackupSchedule {
+        dir: backups.path().to_path_buf(),
+        interval: std::time::Duration::from_millis(20),
+        keep: 3,
+    };
+    // The first life: one scheduled backup, then the process ends.
+    {
+        let store = fulfilld::open_store(&crate::support::test_config(data.path())).unwrap();
+        let (trigger, signal) = fulfilld::shutdown::channel();
+        let status = Arc::new(Status::default());
+        let task = tokio::spawn(schedule(
+            store.clone(),
+            data.path().to_path_buf(),
+            plan.clone(),
+            status.clone(),
+            signal,
+        ));
+        status.attempts().wait_for(|n| *n >= 1).await.unwrap();
+        trigger.fire();
+        task.await.unwrap();
+    }
+    let taken = listed(&plan.dir).unwrap();
+    let real = taken.last().expect("a scheduled backup").clone();
+    let created = fulfilld::ops::restore::verify(&real)
+        .unwrap()
+        .header
+        .created_at;
+    // Newer-looking files that must not count: cut before its end marker, foreign bytes,
+    // a complete file under a temporary name.
+    let dir = &plan.dir;
+    planted_backup(
+        &dir.join("fulfilld-20990101T000000.000000Z.backup"),
+        "2099-01-01T00:00:00Z",
+        false,
+    );
+    std::fs::write(
+        dir.join("fulfilld-20980101T000000.000000Z.backup"),
+        b"FULFILLD-BACKUP\nnot really",
+    )
+    .unwrap();
+    planted_backup(
+        &dir.join(".fulfilld-20970101T000000.000000Z.backup.partial"),
+        "2097-01-01T00:00:00Z",
+        true,
+    );
+    // A complete file whose name sorts newest but whose header is old: its header decides.
+    planted_backup(
+        &dir.join("fulfilld-20960101T000000.000000Z.backup"),
+        "2001-01-01T00:00:00Z",
+        true,
+    );
+
+    // The restart: a server with the same backup_dir and an interval that does not come.
+    let s = Server::start_with(|c| {
+        c.backups = Some(BackupSchedule {
+            interval: std::time::Duration::from_secs(3600),
+            ..plan.clone()
+        })
+    })
+    .await;
+    let health = s.get_ok("/health").await;
+    let b = &health["backups"];
+    assert_eq!(b["scheduled"], true, "{health}");
+    assert_eq!(b["lastResult"], "succeeded", "{health}");
+    assert_eq!(b["lastFailureAt"], Value::Null, "{health}");
+    // /health shows whole seconds; the header has milliseconds.
+    let shown = b["lastSuccessAt"].as_str().expect("a last success");
+    assert_eq!(
+        shown.trim_end_matches('Z'),
+        &created[..19],
+        "{b} vs {created}"
+    );
+
+    // With only damaged or temporary files left, there is no last backup.
+    std::fs::remove_file(&real).unwrap();
+    std::fs::remove_file(dir.join("fulfilld-20960101T000000.000000Z.backup")).unwrap();
+    assert_eq!(fulfilld::ops::schedule::newest_complete(dir), None);
+}
+
+#[tokio::test]
+async fn check_reports_a_stray_order_history_entry() {
+    use storage::tables::OrderEvents;
+    let mut s = Server::start().await;
+    catalog(&s).await;
+    let (st, created) = s.post("/api/orders", &order("HIST")).await;
+    assert_eq!(st, 201);
+    s.signal_stop();
+    s.join().await.unwrap();
+    let dir = s.dir.path().to_path_buf();
+    // The order's own entry is copied under wrong keys; it alone raises nothing.
+    let order_id = uuid::Uuid::parse_str(created["id"].as_str().unwrap())
+        .unwrap()
+        .as_u128();
+    let (_, real) = s
+        .store
+        .scan_prefix::<OrderEvents>(&order_id.to_be_bytes())
+        .next()
+        .expect("the order has a history")
+        .unwrap();
+    let stray_order = uuid::Uuid::now_v7().as_u128();
+    let not_v7 = uuid::Uuid::new_v4().as_u128();
+    s.store
+        .transact(|tx| {
+            tx.insert::<OrderEvents>(&(stray_order, uuid::Uuid::now_v7().as_u128()), &real)?;
+            tx.insert::<OrderEvents>(&(order_id, not_v7), &real)?;
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+    s.store.flush().unwrap();
+    drop(s.store);
+    let out = tokio::task::spawn_blocking(move || run(&["check", "--data-dir", path(&dir)]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    // The order's own entries and the two planted ones were all read.
+    assert!(
+        report["records"]["order_events"].as_u64().unwrap() >= 3,
+        "{report}"
+    );
+    let problems = report["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 2, "{report}");
+    let stray = uuid::Uuid::from_u128(stray_order).to_string();
+    let has = |end: &str, id: &str| {
+        problems.iter().any(|p| {
+            let p = p.as_str().unwrap();
+            p.starts_with("order_events[") && p.contains(id) && p.ends_with(end)
+        })
+    };
+    assert!(has("no such order", &stray), "{report}");
+    let not_v7 = uuid::Uuid::from_u128(not_v7).to_string();
+    assert!(has("not a UUIDv7", &not_v7), "{report}");
 }

@@ -50,7 +50,7 @@ pub(super) fn components(service: Service) -> Value {
             "reason": {"type": "string", "description": "Why the service is degraded: short of disk space, writes refused (507) while reads work"},
             "storage": {"type": "object", "properties": {"status": {"enum": ["ok", "low_space", "failed"]}, "sizeOnDiskBytes": {"type": ["integer", "null"]},
                 "freeBytes": {"type": ["integer", "null"]}, "minFreeBytes": {"type": "integer", "description": "The reserve (min_free_space_mb); 0 when off"}}},
-            "backups": {"type": "object", "description": "Scheduled (backup_dir) and online backups since the server started; the reason of a failure is in the log",
+            "backups": {"type": "object", "description": "Scheduled (backup_dir) and online backups since the server started, and the newest complete scheduled one found in backup_dir at start; the reason of a failure is in the log",
                 "properties": { "scheduled": {"type": "boolean", "description": "Whether backup_dir schedules backups"},
                     "lastResult": {"enum": ["succeeded", "failed", null], "description": "The outcome of the latest backup; null before the first"},
                     "lastSuccessAt": {"type": ["string", "null"], "format": "date-time"}, "lastFailureAt": {"type": ["string", "null"], "format": "date-time"}}},
