@@ -13,8 +13,8 @@ use storage::tables::{
 use storage::{DeliveryStatus, OrderStatus, PackageStatus, Store};
 
 use super::report::{id, Report};
-use crate::domain::order_packing;
 use crate::domain::order_events::KINDS;
+use crate::domain::order_packing;
 use crate::domain::packages::shipped;
 
 /// Checks orders, packages, webhooks and inbound events; returns, per inventory record,
