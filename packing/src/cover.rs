@@ -4,10 +4,9 @@
 //! `balanced_weight` the fewest packages, then warehouses), with packages estimated by a quick
 //! construction.
 
-use crate::construct::{build, sort_units, Effort, Order, MERITS};
 use crate::model::Goal;
-use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::Problem;
+use crate::quick::{quick_packing, Key, CAREFUL_UNITS};
 use crate::resplit;
 
 /// Candidate splits weighed by a quick packing at most; beyond it the first ones (the most
@@ -16,10 +15,6 @@ const MAX_SPLITS: usize = 24;
 /// Above this many units the split is not estimated by packing (it would cost as much as the
 /// packing itself): the most capable smallest set is taken.
 const MAX_ESTIMATED_UNITS: u64 = 1000;
-
-/// How a split ranks, smaller first: units left over, then boxes and warehouses used in the
-/// goal's order.
-pub(crate) type Key = (usize, usize, usize);
 
 /// Whether the warehouses in `set` can ship the `need` of every kind together.
 fn covers(set: &[usize], usable: &[Vec<u64>], need: &[u64]) -> bool {
@@ -189,50 +184,10 @@ fn orders_of(set: &[usize], usable: &[Vec<u64>], need: &[u64], p: &Problem) -> V
     out
 }
 
-/// Up to this many units the splits are weighed by a careful construction (every merit per
-/// box and a dozen reordered fills), which picks better splits for carts at a fraction of a
-/// millisecond each; larger orders get one pass.
-pub(crate) const CAREFUL_UNITS: usize = 60;
-
 /// Boxes and left-over units of a quick packing (no search) of a split.
 fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
     let (bins, left_over) = quick_packing(p, units);
     (bins.iter().map(Vec::len).sum(), left_over)
-}
-
-/// A quick packing (no search) of a split: the boxes per warehouse and the units left over.
-pub(crate) fn quick_packing(p: &Problem, units: &[Vec<u32>]) -> (Vec<Vec<Bin>>, usize) {
-    let ctx = Ctx::new(&p.kinds, &p.rules);
-    let careful = units.iter().map(Vec::len).sum::<usize>() <= CAREFUL_UNITS;
-    let mut left_over = 0;
-    let mut out = Vec::with_capacity(units.len());
-    for (w, u) in units.iter().enumerate() {
-        if u.is_empty() {
-            out.push(Vec::new());
-            continue;
-        }
-        let depot = &p.depots[w];
-        let mut sorted = u.clone();
-        sort_units(&mut sorted, &p.kinds, Order::Volume);
-        let mut left: Vec<Option<u64>> = depot.boxes.iter().map(|b| b.quantity).collect();
-        let effort = Effort {
-            tries: if careful { MERITS.len() } else { 1 },
-            restarts: if careful { 12 } else { 0 },
-            seed: 0,
-        };
-        let (bins, rest) = build(
-            &sorted,
-            &depot.boxes,
-            &mut left,
-            &ctx,
-            p.goal,
-            Merit::ContactTall,
-            effort,
-        );
-        out.push(bins);
-        left_over += rest.len();
-    }
-    (out, left_over)
 }
 
 /// Splits of `need` among sets of `cands` for the goal, the best first: after it, for the

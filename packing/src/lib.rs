@@ -23,6 +23,7 @@ mod placement;
 mod point_first;
 mod portfolio;
 mod problem;
+mod quick;
 mod resplit;
 pub mod rng;
 mod select;

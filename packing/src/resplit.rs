@@ -3,9 +3,9 @@
 //! stays open. Here the units of the emptiest boxes move to other warehouses that stock them,
 //! as long as the quick packing needs fewer boxes.
 
-use crate::cover::{quick_packing, Key};
 use crate::placement::Bin;
 use crate::problem::Problem;
+use crate::quick::{quick_packing, Key};
 
 /// Rounds of moves, at most (each keeps one move that saves a box).
 const MAX_ROUNDS: usize = 4;

@@ -5,6 +5,7 @@
 use crate::cover;
 use crate::model::Goal;
 use crate::problem::{Depot, Kind, Problem};
+use crate::quick;
 use crate::solution::UnfitReason;
 use crate::split_bound;
 
@@ -119,7 +120,7 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
     // Small orders weigh several splits; none can beat the bound over all splits.
     let total: u64 = need.iter().sum();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
-    let floor = if packages_first && total as usize <= cover::CAREFUL_UNITS {
+    let floor = if packages_first && total as usize <= quick::CAREFUL_UNITS {
         split_bound::bound_of(p)
     } else {
         0
