@@ -274,7 +274,9 @@ fn schedule(
         if let Some(until) = held {
             sooner(until);
         }
-        let size = match shared.store.get::<Webhooks>(&webhook_id)? {
+        // Read once per pass and handed to the attempts it starts.
+        let hook = shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new);
+        let size = match &hook {
             Some(h) if h.ordered => 1,
             _ => PER_WEBHOOK_CONCURRENCY,
         };
@@ -303,23 +305,27 @@ fn schedule(
                 queue.put_back(webhook_id, due, delivery_id);
                 continue;
             };
-            let shared = Arc::clone(shared);
+            let (shared, hook) = (Arc::clone(shared), hook.clone());
             tasks.spawn(async move {
-                attempt(&shared, delivery_id, webhook_id, due, (own, all)).await;
+                attempt(&shared, delivery_id, (webhook_id, hook), due, (own, all)).await;
             });
         }
     }
     Ok(next)
 }
 
+/// A subscription's id and its record as the scheduler read it (none: deleted).
+type Hook = (u128, Option<Arc<WebhookRecord>>);
+
 async fn attempt(
     shared: &Shared,
     delivery_id: u128,
-    webhook_id: u128,
+    hook: Hook,
     due: i64,
     (own, all): (OwnedSemaphorePermit, OwnedSemaphorePermit),
 ) {
-    match attempt_inner(shared, delivery_id, webhook_id, due).await {
+    let webhook_id = hook.0;
+    match attempt_inner(shared, delivery_id, hook, due).await {
         Ok(Some(sent)) => {
             if let Some(until) = sent.not_before_ms {
                 let mut held = shared.held.lock().unwrap();
@@ -361,15 +367,22 @@ async fn attempt(
 
 /// Sends the delivery and returns the outcome to record, or ends a delivery that must
 /// not be sent (stale entry, deleted or inactive subscription) in its own transaction.
+///
+/// A first attempt sends the record fan-out handed over in memory: only the engine
+/// changes a pending delivery, except deleting its subscription (which the hook
+/// record shows), and the recorder checks the stored record in its transaction.
 async fn attempt_inner(
     shared: &Shared,
     delivery_id: u128,
-    webhook_id: u128,
+    (webhook_id, hook): Hook,
     due: i64,
 ) -> storage::Result<Option<Sent>> {
     let store = &shared.store;
-    let delivery = store.get::<Deliveries>(&delivery_id)?;
-    let hook = store.get::<Webhooks>(&webhook_id)?;
+    let handed = shared.handle.queue.take_record(delivery_id);
+    let delivery = match handed.filter(|d| d.next_attempt_ms == Some(due)) {
+        Some(d) => Some(d),
+        None => store.get::<Deliveries>(&delivery_id)?,
+    };
     let now = now_ms();
     let d = match delivery {
         Some(d) if d.status == DeliveryStatus::Pending && d.next_attempt_ms == Some(due) => d,

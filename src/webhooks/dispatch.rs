@@ -5,12 +5,15 @@
 //! instead of filling the delivery store, and the fan-out work (the writer's main
 //! webhook cost) tracks what is delivered, not how fast events are emitted. Each pass
 //! writes its deliveries and moves the cursors in one transaction, so after a crash
-//! every event is fanned out to each subscription exactly once.
+//! every event is fanned out to each subscription exactly once. The unfinished count
+//! comes from the engine's in-memory due queue (`queue.rs`), not a storage scan.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use storage::tables::{DeliveryQueue, Outbox, WebhookCursors};
+#[cfg(test)]
+use storage::tables::DeliveryQueue;
+use storage::tables::{Outbox, WebhookCursors};
 use storage::{abort, Abort, Key, Store, TxError};
 
 use super::sign::envelope;
@@ -41,16 +44,21 @@ struct Planned {
 }
 
 /// What one pass did: how many subscriptions' cursors moved (0: nothing to do now),
-/// and the queue entries of the deliveries it created (subscription, due ms, id).
+/// and the deliveries it created.
 #[derive(Default)]
 pub struct Fanned {
     pub moved: usize,
-    pub queued: Vec<(u128, i64, u128)>,
+    pub queued: Vec<storage::DeliveryRecord>,
 }
 
-/// Fans out one pass: for every subscription with room under `backlog`, the events
-/// after its cursor, as many as fit.
-pub fn fan_out(store: &Store, backlog: usize) -> storage::Result<Fanned> {
+/// Fans out one pass: for every subscription with room under `backlog` (given
+/// `unfinished`, its deliveries not yet finished), the events after its cursor, as many
+/// as fit.
+pub fn fan_out(
+    store: &Store,
+    backlog: usize,
+    unfinished: impl Fn(u128) -> usize,
+) -> storage::Result<Fanned> {
     let hooks = all(store)?;
     let now = now_ms();
     let newest = match store.keys::<Outbox>().next_back() {
@@ -84,11 +92,7 @@ pub fn fan_out(store: &Store, backlog: usize) -> storage::Result<Fanned> {
         // An ordered subscription gets its next event only once the one before it is
         // delivered or failed for good: one delivery at a time, in commit order.
         let backlog = if h.ordered { 1 } else { backlog };
-        let unfinished = store
-            .keys_with_prefix::<DeliveryQueue>(&h.id.to_be_bytes())
-            .take(backlog)
-            .count();
-        let room = backlog.saturating_sub(unfinished);
+        let room = backlog.saturating_sub(unfinished(h.id));
         if room == 0 {
             continue;
         }
@@ -139,11 +143,7 @@ pub fn fan_out(store: &Store, backlog: usize) -> storage::Result<Fanned> {
     match r {
         Ok(()) => Ok(Fanned {
             moved: plans.len(),
-            queued: plans
-                .iter()
-                .flat_map(|p| &p.deliveries)
-                .filter_map(|d| Some((d.webhook_id, d.next_attempt_ms?.max(0), d.id)))
-                .collect(),
+            queued: plans.into_iter().flat_map(|p| p.deliveries).collect(),
         }),
         Err(TxError::Aborted(())) => Ok(Fanned::default()),
         Err(TxError::Storage(e)) => Err(e),
@@ -157,13 +157,17 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
         if shutdown.is_set() {
             return;
         }
-        match fan_out(&store, BACKLOG) {
+        // A resync asked for (by the API, or a failed write) is merged before counting.
+        if let Err(e) = handle.queue.resync_if_asked(&store) {
+            tracing::warn!(error = %e, "webhook queue resync failed");
+        }
+        match fan_out(&store, BACKLOG, |hook| handle.queue.unfinished(hook)) {
             Ok(f) if f.moved == 0 => {}
             Ok(f) => {
                 tracing::debug!(subscriptions = f.moved, "webhook events fanned out");
                 match store.durable().await {
                     // Sent only once durable: a crash never loses a delivered event.
-                    Ok(()) => handle.queue.add(f.queued),
+                    Ok(()) => handle.queue.add_fanned(f.queued),
                     Err(e) => {
                         tracing::warn!(error = %e, "webhook fan-out not durable");
                         handle.queue.request_resync();
@@ -183,9 +187,23 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
 }
 
 #[cfg(test)]
+/// A subscription's unfinished deliveries as storage has them: its queue entries.
+pub(super) fn stored_unfinished(store: &Store) -> impl Fn(u128) -> usize + '_ {
+    |hook| {
+        store
+            .keys_with_prefix::<DeliveryQueue>(&hook.to_be_bytes())
+            .count()
+    }
+}
+
+#[cfg(test)]
 /// Fans out until nothing moves, as the dispatcher does between wakes.
 pub(super) fn fan_out_all(store: &Store, backlog: usize) {
-    while fan_out(store, backlog).unwrap().moved > 0 {
+    while fan_out(store, backlog, stored_unfinished(store))
+        .unwrap()
+        .moved
+        > 0
+    {
         store.durable_blocking().unwrap();
     }
 }

@@ -8,14 +8,18 @@
 //! API's test, retry and recover) asks for a resync, a merge of the table into this copy,
 //! which the scheduler also does at start and every `RESYNC`. An entry here that storage
 //! no longer has is harmless: its attempt finds the delivery moved on and drops it.
+//!
+//! It also answers, without storage reads, the two questions asked per delivery: the
+//! record fan-out just wrote (handed to its first attempt) and how many unfinished
+//! deliveries a subscription has (queued plus in flight, for fan-out's bound).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use storage::tables::DeliveryQueue;
-use storage::Store;
+use storage::{DeliveryRecord, Store};
 
 /// The longest a queued delivery that only storage knows of (one a failed transaction
 /// left there) waits to be seen.
@@ -34,8 +38,32 @@ pub struct DueQueue {
 struct Inner {
     /// Per subscription, its queued deliveries as (due ms, delivery id).
     by_hook: HashMap<u128, BTreeSet<(i64, u128)>>,
-    /// Taken for an attempt; their stored queue entry stays until the result is durable.
-    in_flight: HashSet<u128>,
+    /// Taken for an attempt, by id: (subscription, due ms). Their stored queue entry
+    /// stays until the result is durable.
+    in_flight: HashMap<u128, (u128, i64)>,
+    /// Per subscription, how many of `in_flight` are its.
+    flying: HashMap<u128, usize>,
+    /// Records fan-out wrote, until their first attempt takes them.
+    records: HashMap<u128, DeliveryRecord>,
+}
+
+impl Inner {
+    fn queue(&mut self, hook: u128, due: i64, id: u128) {
+        self.by_hook.entry(hook).or_default().insert((due, id));
+    }
+
+    /// Out of flight; returns where it was queued.
+    fn land(&mut self, id: u128) -> Option<(u128, i64)> {
+        let (hook, due) = self.in_flight.remove(&id)?;
+        if let Some(n) = self.flying.get_mut(&hook) {
+            *n -= 1;
+            if *n == 0 {
+                self.flying.remove(&hook);
+            }
+        }
+        self.records.remove(&id);
+        Some((hook, due))
+    }
 }
 
 impl DueQueue {
@@ -46,12 +74,44 @@ impl DueQueue {
         q
     }
 
-    /// Entries that are durable in storage (fan-out just made them so).
+    /// Entries that are durable in storage.
+    #[cfg(test)]
     pub fn add(&self, entries: impl IntoIterator<Item = Entry>) {
         let mut inner = self.inner.lock().unwrap();
         for (hook, due, id) in entries {
-            inner.by_hook.entry(hook).or_default().insert((due, id));
+            inner.queue(hook, due, id);
         }
+    }
+
+    /// Pending deliveries fan-out just made durable: queued, each with its record for
+    /// its first attempt. One a resync already handed to an attempt is not queued again.
+    pub fn add_fanned(&self, records: impl IntoIterator<Item = DeliveryRecord>) {
+        let mut inner = self.inner.lock().unwrap();
+        for d in records {
+            let Some(due) = d.next_attempt_ms else {
+                continue;
+            };
+            if inner.in_flight.contains_key(&d.id) {
+                continue;
+            }
+            inner.queue(d.webhook_id, due.max(0), d.id);
+            inner.records.insert(d.id, d);
+        }
+    }
+
+    /// The record fan-out wrote for this delivery, if its first attempt has not taken it
+    /// yet (after a restart or a resync there is none: storage has it).
+    pub fn take_record(&self, id: u128) -> Option<DeliveryRecord> {
+        self.inner.lock().unwrap().records.remove(&id)
+    }
+
+    /// The subscription's unfinished deliveries: queued plus in flight. Storage holds as
+    /// many queue entries once everything this copy was told is durable; entries only
+    /// storage has (queued by the API) count from the resync it asks for.
+    pub fn unfinished(&self, hook: u128) -> usize {
+        let inner = self.inner.lock().unwrap();
+        inner.by_hook.get(&hook).map_or(0, BTreeSet::len)
+            + inner.flying.get(&hook).copied().unwrap_or(0)
     }
 
     /// The next pass merges the stored queue into this copy.
@@ -77,8 +137,8 @@ impl DueQueue {
         }
         let mut inner = self.inner.lock().unwrap();
         for (hook, due, id) in stored {
-            if !inner.in_flight.contains(&id) {
-                inner.by_hook.entry(hook).or_default().insert((due, id));
+            if !inner.in_flight.contains_key(&id) {
+                inner.queue(hook, due, id);
             }
         }
         Ok(())
@@ -95,7 +155,12 @@ impl DueQueue {
     /// marking them in flight; returns them and when the first one due later is due.
     pub fn take_due(&self, hook: u128, now: i64, max: usize) -> (Vec<(i64, u128)>, Option<i64>) {
         let mut inner = self.inner.lock().unwrap();
-        let Inner { by_hook, in_flight } = &mut *inner;
+        let Inner {
+            by_hook,
+            in_flight,
+            flying,
+            ..
+        } = &mut *inner;
         let Some(q) = by_hook.get_mut(&hook) else {
             return (Vec::new(), None);
         };
@@ -109,7 +174,9 @@ impl DueQueue {
             q.pop_first();
             // A second entry of a delivery in flight (a resync saw its old one) waits
             // until that attempt is settled.
-            if in_flight.insert(id) {
+            if let std::collections::hash_map::Entry::Vacant(e) = in_flight.entry(id) {
+                e.insert((hook, due));
+                *flying.entry(hook).or_default() += 1;
                 taken.push((due, id));
             } else {
                 skipped.push((due, id));
@@ -126,8 +193,12 @@ impl DueQueue {
     /// Returns a taken entry that was not started.
     pub fn put_back(&self, hook: u128, due: i64, id: u128) {
         let mut inner = self.inner.lock().unwrap();
-        inner.in_flight.remove(&id);
-        inner.by_hook.entry(hook).or_default().insert((due, id));
+        let record = inner.records.remove(&id);
+        inner.land(id);
+        inner.queue(hook, due, id);
+        if let Some(d) = record {
+            inner.records.insert(id, d);
+        }
     }
 
     /// The attempts of `ids` are settled in storage (durable): they leave the in-flight
@@ -135,17 +206,21 @@ impl DueQueue {
     pub fn settle(&self, ids: impl IntoIterator<Item = u128>, due_again: &[Entry]) {
         let mut inner = self.inner.lock().unwrap();
         for id in ids {
-            inner.in_flight.remove(&id);
+            inner.land(id);
         }
         for &(hook, due, id) in due_again {
-            inner.by_hook.entry(hook).or_default().insert((due, id));
+            inner.queue(hook, due, id);
         }
     }
 
     /// An attempt whose outcome could not be recorded: its stored entry is still there,
-    /// so it comes back with the next resync.
+    /// so it is queued again as it was (and a resync checks the rest).
     pub fn abandon(&self, id: u128) {
-        self.inner.lock().unwrap().in_flight.remove(&id);
+        let mut inner = self.inner.lock().unwrap();
+        if let Some((hook, due)) = inner.land(id) {
+            inner.queue(hook, due, id);
+        }
+        drop(inner);
         self.request_resync();
     }
 
@@ -163,7 +238,7 @@ impl DueQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhooks::dispatch::{fan_out, BACKLOG};
+    use crate::webhooks::dispatch::{fan_out, stored_unfinished, BACKLOG};
     use crate::webhooks::test_support::{emit, queued, subscribe};
 
     #[test]
@@ -194,7 +269,7 @@ mod tests {
         let hook = subscribe(&store);
         emit(&store, 3, |i| i as i64);
         // Fanned out, but the dispatcher's copy never arrived (as after a restart).
-        fan_out(&store, BACKLOG).unwrap();
+        fan_out(&store, BACKLOG, stored_unfinished(&store)).unwrap();
         store.durable_blocking().unwrap();
         let stored = queued(&store, hook);
         assert_eq!(stored.len(), 3);
@@ -214,9 +289,50 @@ mod tests {
             .collect();
         assert_eq!(rest, vec![stored[1].2, stored[2].2]);
         // Not asked: storage is not read.
-        q.abandon(first);
+        q.settle([first], &[]);
         q.resync.store(false, Ordering::Release);
         q.resync_if_asked(&store).unwrap();
         assert_eq!(q.sizes(), (0, 2));
+    }
+
+    #[test]
+    fn fanned_records_go_to_their_first_attempt_and_unfinished_counts_queued_and_in_flight() {
+        let record = |hook: u128, id: u128, due: i64| DeliveryRecord {
+            id,
+            next_attempt_ms: Some(due),
+            ..crate::webhooks::store::pending_delivery(hook, 1, "e", "k", "{}".into(), due)
+        };
+        let q = DueQueue::default();
+        q.add_fanned([record(1, 10, 5), record(1, 11, 6), record(2, 20, 5)]);
+        assert_eq!(
+            (q.unfinished(1), q.unfinished(2), q.unfinished(3)),
+            (2, 1, 0)
+        );
+        let taken = q.take_due(1, 5, 8).0;
+        assert_eq!(taken, vec![(5, 10)]);
+        // In flight still counts; its record is there once.
+        assert_eq!(q.unfinished(1), 2);
+        assert_eq!(q.take_record(10).map(|d| d.id), Some(10));
+        assert!(q.take_record(10).is_none());
+        // Not started: back with its record.
+        assert_eq!(q.take_due(1, 6, 8).0, vec![(6, 11)]);
+        q.put_back(1, 6, 11);
+        assert_eq!(q.unfinished(1), 2);
+        assert_eq!(q.take_due(1, 6, 8).0, vec![(6, 11)]);
+        // Recording failed: queued again as stored; recorded: gone, or due again.
+        q.abandon(10);
+        assert_eq!(q.sizes(), (2, 1));
+        assert_eq!(q.take_due(1, 6, 8).0, vec![(5, 10)]);
+        q.settle([10, 11], &[(1, 90, 11)]);
+        assert_eq!(q.unfinished(1), 1);
+        assert!(
+            q.take_record(11).is_none(),
+            "a second attempt reads storage"
+        );
+        // Fanned out again while a resync's copy is in flight: not queued twice.
+        q.add_fanned([record(2, 20, 5)]);
+        assert_eq!(q.take_due(2, 5, 8).0, vec![(5, 20)]);
+        q.add_fanned([record(2, 20, 5)]);
+        assert_eq!((q.unfinished(2), q.sizes()), (1, (1, 1)));
     }
 }
