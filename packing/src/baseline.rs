@@ -7,8 +7,8 @@ use crate::error::Result;
 use crate::model::PackRequest;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem;
-use crate::select::{suit, Suit};
 use crate::solution::{PackSolution, UnfitReason};
+use crate::suit::{suit, Suit};
 
 /// Packs `req` the plain way: units sorted by volume go to the first warehouse with stock and
 /// to the first open box where they fit (lowest, rearmost, leftmost extreme point, first

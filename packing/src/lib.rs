@@ -29,6 +29,7 @@ pub mod rng;
 mod select;
 pub mod solution;
 pub mod split_bound;
+mod suit;
 mod validate;
 
 pub use error::{Error, Result};

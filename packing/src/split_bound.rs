@@ -7,7 +7,7 @@ use crate::bound;
 use crate::error::Result;
 use crate::model::PackRequest;
 use crate::problem::{self, Depot, Problem};
-use crate::select::{suit, Suit};
+use crate::suit::{suit, Suit};
 
 /// A quantity each unit uses up (volume, weight or a dual-feasible value): per kind, and what
 /// `n` boxes of each warehouse hold at most.
