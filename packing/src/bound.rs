@@ -98,6 +98,32 @@ fn axis_thresholds(units: &[u32], kinds: &[Kind], size: V3, a: usize) -> Vec<i64
     out
 }
 
+/// Per kind, the mapped volume of one unit (`side(a, d)` maps a side `d` along axis `a`) at
+/// its smallest over the turns that fit the box (turns that do not fit are never used); 0 for
+/// kinds absent from the request.
+fn mapped_values(
+    kinds: &[Kind],
+    present: &[bool],
+    size: V3,
+    side: impl Fn(usize, i64) -> i64,
+) -> Vec<i128> {
+    kinds
+        .iter()
+        .zip(present)
+        .map(|(kd, &here)| {
+            if !here {
+                return 0;
+            }
+            kd.turns
+                .iter()
+                .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
+                .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
+                .min()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
 /// The dual-feasible functions tried for boxes of `size`: per function, what one box holds
 /// (its mapped volume) and the mapped volume of one unit of each kind (at its smallest over
 /// the turns that fit; 0 for kinds absent from `units`). Empty when there are too many units.
@@ -123,26 +149,7 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
             };
             let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
             let unit: i128 = (0..3).map(scale).product();
-            let values = kinds
-                .iter()
-                .zip(&present)
-                .map(|(kd, &here)| {
-                    // Turns that do not fit the box are never used.
-                    let v = kd
-                        .turns
-                        .iter()
-                        .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
-                        .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
-                        .min()
-                        .unwrap_or(0);
-                    if here {
-                        v
-                    } else {
-                        0
-                    }
-                })
-                .collect();
-            out.push((unit, values));
+            out.push((unit, mapped_values(kinds, &present, size, side)));
         }
     }
     // `U^e` with its own threshold on each axis: a box's units still map into the box, and
@@ -155,29 +162,8 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
         for &ey in &per[1] {
             for &ez in &per[2] {
                 let e = [ex, ey, ez];
-                let values = kinds
-                    .iter()
-                    .zip(&present)
-                    .map(|(kd, &here)| {
-                        let v = kd
-                            .turns
-                            .iter()
-                            .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
-                            .map(|t| {
-                                (0..3)
-                                    .map(|a| dff_u(t.dim[a], size[a], e[a]) as i128)
-                                    .product::<i128>()
-                            })
-                            .min()
-                            .unwrap_or(0);
-                        if here {
-                            v
-                        } else {
-                            0
-                        }
-                    })
-                    .collect();
-                out.push((unit, values));
+                let side = |a: usize, x: i64| dff_u(x, size[a], e[a]);
+                out.push((unit, mapped_values(kinds, &present, size, side)));
             }
         }
     }
