@@ -496,14 +496,21 @@ fn bincode_u64(n: u64) -> Vec<u8> {
     vec![n as u8]
 }
 
-#[tokio::test]
-async fn check_reports_planted_inconsistencies_and_exits_non_zero() {
+/// A server with the catalog and one order `ext`, stopped so its store can be planted in
+/// before `check` runs; the created order's JSON.
+async fn stopped_with_one_order(ext: &str) -> (Server, Value) {
     let mut s = Server::start().await;
     catalog(&s).await;
-    let (st, _) = s.post("/api/orders", &order("PLANT")).await;
+    let (st, created) = s.post("/api/orders", &order(ext)).await;
     assert_eq!(st, 201);
     s.signal_stop();
     s.join().await.unwrap();
+    (s, created)
+}
+
+#[tokio::test]
+async fn check_reports_planted_inconsistencies_and_exits_non_zero() {
+    let (s, _) = stopped_with_one_order("PLANT").await;
     let dir = s.dir.path().to_path_buf();
     let store = s.store.clone();
     let inv = store.iter::<Inventory>().next().unwrap().unwrap().1;
@@ -817,12 +824,7 @@ async fn the_last_complete_scheduled_backup_is_still_in_health_after_a_restart()
 #[tokio::test]
 async fn check_reports_a_stray_order_history_entry() {
     use storage::tables::OrderEvents;
-    let mut s = Server::start().await;
-    catalog(&s).await;
-    let (st, created) = s.post("/api/orders", &order("HIST")).await;
-    assert_eq!(st, 201);
-    s.signal_stop();
-    s.join().await.unwrap();
+    let (s, created) = stopped_with_one_order("HIST").await;
     let dir = s.dir.path().to_path_buf();
     // The order's own entry is copied under wrong keys; it alone raises nothing.
     let order_id = uuid::Uuid::parse_str(created["id"].as_str().unwrap())
