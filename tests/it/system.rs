@@ -1,6 +1,7 @@
-//! `/health`, the OpenAPI documents (checked against the route table) and the docs page.
+//! `/health`, the OpenAPI documents (checked against the route table, their links against
+//! their operations and schemas) and the docs page.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use fulfilld::http::routes::{Service, ROUTES};
 use serde_json::Value;
@@ -84,6 +85,8 @@ fn check_refs(doc: &Value, node: &Value) {
                     .split('/')
                     .fold(doc, |n, k| &n[k]);
                 assert!(!target.is_null(), "dangling $ref {r}");
+                // Whole components only: generators cannot resolve a reference into one.
+                assert_eq!(r.split('/').count(), 4, "$ref into a component: {r}");
             }
             m.values().for_each(|v| check_refs(doc, v));
         }
@@ -164,4 +167,189 @@ async fn docs_page_is_self_contained_html_covering_every_route() {
             r.path
         );
     }
+}
+
+/// Follows `$ref`s and `allOf` to the object schema that defines `name`, if any.
+fn property<'a>(doc: &'a Value, schema: &'a Value, name: &str) -> Option<&'a Value> {
+    let schema = deref(doc, schema);
+    if let Some(p) = schema["properties"].get(name) {
+        return Some(p);
+    }
+    schema["allOf"]
+        .as_array()?
+        .iter()
+        .find_map(|s| property(doc, s, name))
+}
+
+fn deref<'a>(doc: &'a Value, mut schema: &'a Value) -> &'a Value {
+    while let Some(r) = schema["$ref"].as_str() {
+        schema = r
+            .trim_start_matches("#/")
+            .split('/')
+            .fold(doc, |n, k| &n[k]);
+    }
+    schema
+}
+
+/// The schema a JSON pointer into a body of `schema` reaches: names through
+/// `properties`, numbers through `items`; `None` when the schema has no such place.
+fn schema_at<'a>(doc: &'a Value, schema: &'a Value, pointer: &str) -> Option<&'a Value> {
+    pointer.split('/').skip(1).try_fold(schema, |s, segment| {
+        if segment.parse::<usize>().is_ok() {
+            let items = &deref(doc, s)["items"];
+            (!items.is_null()).then_some(items)
+        } else {
+            property(doc, s, segment)
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_links_name_real_operations_and_real_response_fields() {
+    let s = Server::start().await;
+    let doc = s.get_ok("/api/openapi.json").await;
+    let mut ops: BTreeMap<String, &Value> = BTreeMap::new();
+    for (_, item) in doc["paths"].as_object().unwrap() {
+        for (_, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap().to_string();
+            assert!(
+                ops.insert(id.clone(), op).is_none(),
+                "operationId {id} twice"
+            );
+        }
+    }
+    // Every link: its operation exists, its parameters are that operation's and cover
+    // its path parameters, and each value is a pointer to a field of the response.
+    let mut found: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for (source, op) in &ops {
+        for (status, response) in op["responses"].as_object().unwrap() {
+            let Some(links) = response.get("links") else {
+                continue;
+            };
+            let schema = &response["content"]["application/json"]["schema"];
+            assert!(
+                schema.is_object(),
+                "{source} {status}: links without a JSON body"
+            );
+            for (name, link) in links.as_object().unwrap() {
+                let target = link["operationId"].as_str().unwrap();
+                let Some(target_op) = ops.get(target) else {
+                    panic!("{source} {status} {name}: no operation {target}");
+                };
+                let declared = |p: &Value| p["name"].as_str().map(str::to_string);
+                let target_params: BTreeMap<String, &Value> = target_op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| Some((declared(p)?, p)))
+                    .collect();
+                let params = link["parameters"].as_object().unwrap();
+                for (param, expression) in params {
+                    assert!(
+                        target_params.contains_key(param),
+                        "{source} {status} {name}: {target} has no parameter {param}"
+                    );
+                    let pointer = expression
+                        .as_str()
+                        .and_then(|e| e.strip_prefix("$response.body#"))
+                        .unwrap_or_else(|| panic!("{source} {status} {name}: {expression}"));
+                    assert!(
+                        schema_at(&doc, schema, pointer).is_some(),
+                        "{source} {status} {name}: {pointer} is not in the response schema"
+                    );
+                }
+                for (param, p) in &target_params {
+                    if p["in"] == "path" {
+                        assert!(
+                            params.contains_key(param),
+                            "{source} {status} {name}: path parameter {param} unset"
+                        );
+                    }
+                }
+                found.insert((source.clone(), status.clone(), target.to_string()));
+            }
+        }
+    }
+    // The resources' lifecycles are linked from the responses that create them.
+    for (source, status, targets) in [
+        (
+            "createOrder",
+            "201",
+            &[
+                "getOrder",
+                "updateOrder",
+                "cancelOrder",
+                "listOrderEvents",
+                "packOrder",
+                "listPackages",
+            ][..],
+        ),
+        ("createOrder", "200", &["getOrder", "cancelOrder"]),
+        (
+            "createProduct",
+            "201",
+            &[
+                "getProduct",
+                "updateProduct",
+                "deleteProduct",
+                "getProductBySku",
+            ],
+        ),
+        (
+            "createWarehouse",
+            "201",
+            &["getWarehouse", "updateWarehouse"],
+        ),
+        (
+            "createInventory",
+            "201",
+            &[
+                "getInventory",
+                "adjustInventory",
+                "listInventoryAdjustments",
+            ],
+        ),
+        (
+            "createWebhook",
+            "201",
+            &[
+                "getWebhook",
+                "updateWebhook",
+                "deleteWebhook",
+                "testWebhook",
+                "listWebhookDeliveries",
+                "rotateWebhookSecret",
+            ],
+        ),
+        ("testWebhook", "202", &["retryWebhookDelivery"]),
+        ("rotateWebhookSecret", "200", &["getWebhook"]),
+        ("listPackages", "200", &["getPackage"]),
+        (
+            "getPackage",
+            "200",
+            &[
+                "shipPackage",
+                "markPackagePacked",
+                "listPackageEvents",
+                "getOrder",
+            ],
+        ),
+        ("markPackagePacked", "200", &["getPackage", "shipPackage"]),
+    ] {
+        for target in targets {
+            assert!(
+                found.contains(&(source.to_string(), status.to_string(), target.to_string())),
+                "{source} {status} does not link to {target}"
+            );
+        }
+    }
+    // The ids go where they belong: the delivery's own id is the deliveryId, its
+    // subscription's the id; a rotation's subscription is inside the answer.
+    let retry = &ops["testWebhook"]["responses"]["202"]["links"]["RetryWebhookDelivery"];
+    assert_eq!(
+        retry["parameters"],
+        serde_json::json!({"id": "$response.body#/webhookId", "deliveryId": "$response.body#/id"})
+    );
+    let get = &ops["rotateWebhookSecret"]["responses"]["200"]["links"]["GetWebhook"];
+    assert_eq!(get["parameters"]["id"], "$response.body#/webhook/id");
 }

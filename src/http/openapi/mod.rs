@@ -3,6 +3,7 @@
 //! and served pre-rendered (JSON and the HTML docs page).
 
 mod components;
+mod links;
 mod operations;
 mod refs;
 mod text;

@@ -3,16 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::super::routes::{Access, BodyKind, RouteDef, RouteId};
-use super::refs::{json_content, rate_headers, schema_ref};
-
-fn op_id(id: RouteId) -> String {
-    let s = format!("{id:?}");
-    let mut chars = s.chars();
-    chars
-        .next()
-        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
-        .unwrap_or_default()
-}
+use super::links::links;
+use super::refs::{json_content, op_id, rate_headers, schema_ref};
 
 fn ok(status: u16, description: &str, schema: Value) -> (String, Value) {
     (
@@ -321,6 +313,11 @@ pub(super) fn operation(def: &RouteDef) -> Value {
         };
         if !responses.iter().any(|(c, _)| c == code) {
             responses.push((code.to_string(), error_ref(name)));
+        }
+    }
+    for (code, response) in responses.iter_mut() {
+        if let Some(links) = links(def.id, code) {
+            response["links"] = links;
         }
     }
     let mut op = json!({

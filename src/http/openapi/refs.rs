@@ -1,7 +1,20 @@
-//! Small builders the operations and components share: schema references, JSON content,
-//! the rate-limit headers and the error response.
+//! Small builders the operations, links and components share: operation ids, schema
+//! references, JSON content, the rate-limit headers and the error response.
 
 use serde_json::{json, Value};
+
+use super::super::routes::RouteId;
+
+/// The operationId of a route: its `RouteId` in lower camel case (`createOrder`), unique
+/// and stable since the route table names each handler once.
+pub(super) fn op_id(id: RouteId) -> String {
+    let s = format!("{id:?}");
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
 
 pub(super) fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })

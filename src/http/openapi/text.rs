@@ -17,7 +17,10 @@ over the limit: `429 rate_limited` with `Retry-After` seconds. Tiers: starter 60
 replays the stored response with `Idempotent-Replayed: true`; the same key with another request is `422 idempotency_key_reused`; \
 while the first request runs, `409 idempotency_in_progress`. 5xx responses are not stored.\n\n\
 **Lists** take `limit` (1-200, default 50) and `offset`, are newest first, and return `pagination {limit, offset, total}`.\n\n\
-**Durability.** A 2xx to a write means it is flushed to disk.";
+**Durability.** A 2xx to a write means it is flushed to disk.\n\n\
+**Links.** Responses that create or return a resource carry OpenAPI `links` to the operations that take its id \
+(`POST /api/orders` to get, update, cancel, pack, its events and packages; a webhook to its test, deliveries and rotate-secret; \
+a package to ship, packed, instructions, diagram and slip), each naming the target's `operationId` and the field as `$response.body#/id`.";
 
 /// The webhook section of the fulfillment document's description (and of `/api/docs`).
 pub(super) const WEBHOOKS_DOC: &str = r#"
