@@ -323,7 +323,6 @@ async fn openapi_links_name_real_operations_and_real_response_fields() {
         ),
         ("testWebhook", "202", &["retryWebhookDelivery"]),
         ("rotateWebhookSecret", "200", &["getWebhook"]),
-        ("listPackages", "200", &["getPackage"]),
         (
             "getPackage",
             "200",

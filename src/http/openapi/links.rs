@@ -92,8 +92,6 @@ fn targets(source: RouteId, status: &str) -> Vec<(RouteId, Params)> {
             (ListWebhookDeliveries, &[("id", "/webhookId")]),
             (GetWebhook, &[("id", "/webhookId")]),
         ],
-        // Packages are made by the packer, not by a request: the list leads to them.
-        (ListPackages, "200") => vec![(GetPackage, &[("id", "/packages/0/id")])],
         (GetPackage | ShipPackage, "200") => package(ID, &[("id", "/orderId")]),
         (MarkPackagePacked | WmsPackageStatus | CarrierTracking, "200") => {
             package(&[("id", "/package/id")], &[("id", "/package/orderId")])
