@@ -275,11 +275,20 @@ fn schedule(
         if let Some(until) = held {
             sooner(until);
         }
-        // Read once per pass and handed to the attempts it starts.
-        let hook = shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new);
+        // The record is read only for a subscription that may start something (free
+        // permits, or none known yet): a pass is woken by every finished attempt, and
+        // most subscriptions then have nothing to start.
+        let known = per_hook.get(&webhook_id).map(|p| p.sem.available_permits());
+        let hook = match (held, known) {
+            (Some(_), Some(_)) | (_, Some(0)) => None,
+            _ => Some(shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new)),
+        };
         let size = match &hook {
-            Some(h) if h.ordered => 1,
-            _ => PER_WEBHOOK_CONCURRENCY,
+            Some(Some(h)) if h.ordered => 1,
+            Some(_) => PER_WEBHOOK_CONCURRENCY,
+            None => per_hook
+                .get(&webhook_id)
+                .map_or(PER_WEBHOOK_CONCURRENCY, |p| p.size),
         };
         let permits = per_hook
             .entry(webhook_id)
@@ -289,14 +298,15 @@ fn schedule(
             *permits = Permits::new(size);
         }
         let sem = &permits.sem;
-        let free = match held {
-            Some(_) => 0,
-            None => sem.available_permits().min(global.available_permits()),
+        let free = match (held, &hook) {
+            (Some(_), _) | (_, None) => 0,
+            _ => sem.available_permits().min(global.available_permits()),
         };
         let (taken, later) = queue.take_due(webhook_id, now, free);
         if let Some(at) = later {
             sooner(at);
         }
+        let hook = hook.flatten();
         for (due, delivery_id) in taken {
             // Only this loop takes permits, so what was free above still is.
             let (Ok(own), Ok(all)) = (

@@ -102,8 +102,11 @@ pub fn fan_out(
             wanting.push((h, from, room));
         }
     }
+    // As many events as the roomiest subscription can take (an event is one delivery
+    // per subscription with every kind), so a pass near the bound decodes few.
+    let most = wanting.iter().map(|w| w.2).max().unwrap_or(0).min(SCAN);
     let window = match wanting.iter().map(|w| w.1).min() {
-        Some(lowest) => read_events(store, lowest)?,
+        Some(lowest) => read_events(store, lowest, most)?,
         None => Vec::new(),
     };
     // Per event of this pass: its envelope, and whether it still has to be stored.
@@ -119,7 +122,7 @@ pub fn fan_out(
                 &window[window.partition_point(|(seq, _)| *seq < from)..]
             }
             _ => {
-                own = read_events(store, from)?;
+                own = read_events(store, from, room.min(SCAN))?;
                 &own
             }
         };
@@ -193,12 +196,9 @@ pub fn fan_out(
     }
 }
 
-/// Up to `SCAN` outbox events from sequence number `from` on.
-fn read_events(store: &Store, from: u64) -> storage::Result<Vec<(u64, OutboxEvent)>> {
-    store
-        .range::<Outbox, _>(from.encode()..)
-        .take(SCAN)
-        .collect()
+/// Up to `n` outbox events from sequence number `from` on.
+fn read_events(store: &Store, from: u64, n: usize) -> storage::Result<Vec<(u64, OutboxEvent)>> {
+    store.range::<Outbox, _>(from.encode()..).take(n).collect()
 }
 
 /// Runs until shutdown: fans out while there is room, makes the deliveries durable and
