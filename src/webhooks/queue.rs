@@ -28,6 +28,13 @@ pub const RESYNC: Duration = Duration::from_secs(10);
 /// One queued delivery: its subscription, due time (unix ms) and id.
 pub type Entry = (u128, i64, u128);
 
+/// A pending delivery fan-out made, with the envelope it sends (one allocation shared
+/// by the deliveries of an event), for its first attempt.
+pub struct Fresh {
+    pub record: DeliveryRecord,
+    pub body: bytes::Bytes,
+}
+
 #[derive(Default)]
 pub struct DueQueue {
     inner: Mutex<Inner>,
@@ -43,8 +50,9 @@ struct Inner {
     in_flight: HashMap<u128, (u128, i64)>,
     /// Per subscription, how many of `in_flight` are its.
     flying: HashMap<u128, usize>,
-    /// Records fan-out wrote, until their first attempt takes them.
-    records: HashMap<u128, DeliveryRecord>,
+    /// Records fan-out wrote, with their envelopes, until their first attempt takes
+    /// them.
+    records: HashMap<u128, Fresh>,
 }
 
 impl Inner {
@@ -85,23 +93,25 @@ impl DueQueue {
 
     /// Pending deliveries fan-out just made durable: queued, each with its record for
     /// its first attempt. One a resync already handed to an attempt is not queued again.
-    pub fn add_fanned(&self, records: impl IntoIterator<Item = DeliveryRecord>) {
+    pub fn add_fanned(&self, records: impl IntoIterator<Item = Fresh>) {
         let mut inner = self.inner.lock().unwrap();
-        for d in records {
+        for f in records {
+            let d = &f.record;
             let Some(due) = d.next_attempt_ms else {
                 continue;
             };
             if inner.in_flight.contains_key(&d.id) {
                 continue;
             }
-            inner.queue(d.webhook_id, due.max(0), d.id);
-            inner.records.insert(d.id, d);
+            let (hook, id) = (d.webhook_id, d.id);
+            inner.queue(hook, due.max(0), id);
+            inner.records.insert(id, f);
         }
     }
 
     /// The record fan-out wrote for this delivery, if its first attempt has not taken it
     /// yet (after a restart or a resync there is none: storage has it).
-    pub fn take_record(&self, id: u128) -> Option<DeliveryRecord> {
+    pub fn take_record(&self, id: u128) -> Option<Fresh> {
         self.inner.lock().unwrap().records.remove(&id)
     }
 
@@ -297,10 +307,13 @@ mod tests {
 
     #[test]
     fn fanned_records_go_to_their_first_attempt_and_unfinished_counts_queued_and_in_flight() {
-        let record = |hook: u128, id: u128, due: i64| DeliveryRecord {
-            id,
-            next_attempt_ms: Some(due),
-            ..crate::webhooks::store::pending_delivery(hook, 1, "e", "k", "{}".into(), due)
+        let record = |hook: u128, id: u128, due: i64| Fresh {
+            record: storage::DeliveryRecord {
+                id,
+                next_attempt_ms: Some(due),
+                ..crate::webhooks::store::pending_delivery(hook, 1, "e", "k", None, due)
+            },
+            body: bytes::Bytes::from_static(b"{}"),
         };
         let q = DueQueue::default();
         q.add_fanned([record(1, 10, 5), record(1, 11, 6), record(2, 20, 5)]);
@@ -312,7 +325,7 @@ mod tests {
         assert_eq!(taken, vec![(5, 10)]);
         // In flight still counts; its record is there once.
         assert_eq!(q.unfinished(1), 2);
-        assert_eq!(q.take_record(10).map(|d| d.id), Some(10));
+        assert_eq!(q.take_record(10).map(|f| f.record.id), Some(10));
         assert!(q.take_record(10).is_none());
         // Not started: back with its record.
         assert_eq!(q.take_due(1, 6, 8).0, vec![(6, 11)]);
