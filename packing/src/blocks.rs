@@ -18,6 +18,15 @@ const MANY_PER_BOX: i128 = 16;
 /// Rows of columns are made only when they cover this much of a span across the floor.
 const ROW_COVER: f64 = 0.95;
 
+/// Which pieces a block set makes of the units of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Columns, and rows of columns where they span the floor.
+    Rows,
+    /// Columns only: smaller pieces that leave the floor's layout to the packing.
+    Columns,
+}
+
 /// The kinds a block packing works with: the units' own kinds first, then one column kind per
 /// unit kind that stacks, and what each column is made of.
 pub(crate) struct Blocks {
@@ -68,14 +77,15 @@ fn column_turn(k: &Kind, height: i64, floor: (i64, i64)) -> Option<(usize, i64)>
         .map(|(i, t)| (i, height / t.dim[1]))
 }
 
-/// Column and row pieces for `units` (kind ids), or `None` when blocks do not apply: few
-/// units, boxes of different heights or holding few units, or rules that count or compare
-/// units one by one (unit caps, heavy at the bottom).
+/// Column pieces for `units` (kind ids), in rows too for [`Shape::Rows`], or `None` when
+/// blocks do not apply: few units, boxes of different heights or holding few units, or rules
+/// that count or compare units one by one (unit caps, heavy at the bottom).
 pub(crate) fn make(
     kinds: &[Kind],
     units: &[u32],
     boxes: &[BoxKind],
     rules: &Rules,
+    shape: Shape,
 ) -> Option<Blocks> {
     if units.len() < MIN_UNITS || rules.max_units.is_some() || rules.heavy_bottom {
         return None;
@@ -202,7 +212,7 @@ pub(crate) fn make(
             });
             out.units.extend(std::iter::repeat_n(id, count));
         };
-        if row >= 2 && eff >= ROW_COVER {
+        if shape == Shape::Rows && row >= 2 && eff >= ROW_COVER {
             add(row, columns / row, &mut out);
             add(1, columns % row, &mut out);
         } else {

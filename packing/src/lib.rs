@@ -15,6 +15,7 @@ mod geometry;
 mod hazmat;
 mod improve;
 mod instructions;
+mod large;
 pub mod model;
 pub mod mpv;
 mod orientation;
