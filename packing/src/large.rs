@@ -1,15 +1,16 @@
 //! Large orders packed from blocks: each block set ([`Shape`]) gets a trial (its first packing
 //! and a short search), and the best trial goes on searching with the rest of the budget. Which
-//! pieces suit an order (rows of columns or columns alone) varies from order to order by whole
-//! pallets, and a short search tells them apart better than the first packing alone.
+//! pieces suit an order (rows of columns, or columns with caps) varies from order to order by
+//! whole pallets, and a short search tells them apart better than the first packing alone.
 
 use crate::blocks::{self, Blocks, Shape};
+use crate::caps;
 use crate::improve::{better, score, Packing, Search};
 use crate::placement::Ctx;
 use crate::problem::{Depot, Problem};
 
 /// The block sets tried, in order of preference on ties.
-const SHAPES: [Shape; 2] = [Shape::Rows, Shape::Columns];
+const SHAPES: [Shape; 2] = [Shape::Rows, Shape::Capped];
 
 /// Each block set's trial gets `1 / TRIAL_SHARE` of the budget per set tried twice over:
 /// with two sets, a quarter each, and the winner half the budget more.
@@ -23,11 +24,16 @@ pub(crate) struct Engine<'a> {
     pub bound: &'a dyn Fn(&Ctx, &[u32]) -> usize,
 }
 
-/// The block sets of `units` that differ from each other (an order without rows gives one).
+/// The block sets of `units` that differ from each other (an order without rows or caps
+/// gives one).
 fn block_sets(p: &Problem, depot: &Depot, units: &[u32]) -> Vec<Blocks> {
     let mut sets: Vec<Blocks> = Vec::new();
     for shape in SHAPES {
-        if let Some(bl) = blocks::make(&p.kinds, units, &depot.boxes, &p.rules, shape) {
+        let made = blocks::make(&p.kinds, units, &depot.boxes, &p.rules, shape);
+        if let Some(mut bl) = made {
+            if shape == Shape::Capped {
+                caps::add(&p.kinds, &mut bl, &depot.boxes);
+            }
             if !sets
                 .iter()
                 .any(|s| s.units == bl.units && s.kinds.len() == bl.kinds.len())

@@ -6,6 +6,7 @@ mod balance;
 pub mod baseline;
 mod blocks;
 mod bound;
+mod caps;
 pub mod carts;
 mod construct;
 mod cover;
