@@ -23,9 +23,8 @@ const ROW_COVER: f64 = 0.95;
 pub(crate) enum Shape {
     /// Columns, and rows of columns where they span the floor.
     Rows,
-    /// Columns only, smaller pieces that leave the floor's layout to the packing, some to be
-    /// capped with units of other kinds (`caps.rs`).
-    Capped,
+    /// Columns only: smaller pieces that leave the floor's layout to the packing.
+    Columns,
 }
 
 /// The kinds a block packing works with: the units' own kinds first, then one column kind per

@@ -169,3 +169,124 @@ pub(crate) fn add(kinds: &[Kind], bl: &mut Blocks, boxes: &[BoxKind]) {
     }
     bl.set_conflicts(kinds);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::{self, Shape};
+    use crate::geometry::Cuboid;
+    use crate::placement::{Bin, Ctx, Placed};
+    use crate::problem::Rules;
+
+    fn pallet() -> BoxKind {
+        BoxKind {
+            index: 0,
+            size: [120, 150, 120],
+            cap: 1 << 40,
+            cost: 1.0,
+            quantity: None,
+            volume: 120 * 150 * 120,
+        }
+    }
+
+    /// Units of each unit kind in the pieces of `bl`.
+    fn units_per_kind(bl: &Blocks, n: usize) -> Vec<usize> {
+        let mut out = vec![0; n];
+        for &u in &bl.units {
+            let pc = bl.of[u as usize];
+            out[pc.base as usize] += (pc.nx * pc.ny) as usize;
+            if let Some(c) = pc.cap {
+                out[c.base as usize] += (c.nx * c.nz * c.ny) as usize;
+            }
+        }
+        out
+    }
+
+    /// Columns of three 40-high units leave 30 of the pallet's 150 above them; four 30-high
+    /// units of a quarter of their footprint fill that room, so 40 of them cap 10 columns,
+    /// taken from their own columns, and no unit is lost or made up on the way.
+    #[test]
+    fn columns_are_capped_with_units_that_fill_the_room_above() {
+        let kinds = vec![
+            Kind::plain([50, 40, 50], Orientation::Upright, 300),
+            Kind::plain([25, 30, 25], Orientation::Upright, 40),
+        ];
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let units: Vec<u32> = [0u32; 300].into_iter().chain([1u32; 40]).collect();
+        let boxes = [pallet()];
+        let mut bl = blocks::make(&kinds, &units, &boxes, &rules, Shape::Columns).expect("blocks");
+        assert!(bl.of.iter().all(|p| p.cap.is_none()));
+        add(&kinds, &mut bl, &boxes);
+        assert_eq!(units_per_kind(&bl, 2), vec![300, 40]);
+        let capped: Vec<usize> = (0..bl.of.len())
+            .filter(|&i| bl.of[i].cap.is_some())
+            .collect();
+        assert_eq!(capped.len(), 1);
+        let id = capped[0];
+        let cap = bl.of[id].cap.expect("cap");
+        assert_eq!((cap.base, cap.nx, cap.nz, cap.ny), (1, 2, 2, 1));
+        assert_eq!(bl.units.iter().filter(|&&u| u as usize == id).count(), 10);
+        assert_eq!(bl.kinds[id].turns[0].dim, [50, 150, 50]);
+        // Split back, the cap's four units lie side by side on the column's top.
+        let bctx = Ctx::new(&bl.kinds, &rules);
+        let mut bin = Bin::new(0, boxes[0].size, boxes[0].cap);
+        let c = Cuboid {
+            pos: [0, 0, 0],
+            dim: [50, 150, 50],
+        };
+        bin.push(
+            Placed {
+                kind: id as u32,
+                turn: 0,
+                c,
+            },
+            &bctx,
+        );
+        let uctx = Ctx::new(&kinds, &rules);
+        let split = bl.split(&bin, &uctx);
+        let tops: Vec<[i64; 3]> = split
+            .placed
+            .iter()
+            .filter(|p| p.kind == 1)
+            .map(|p| p.c.pos)
+            .collect();
+        assert_eq!(split.placed.len(), 7);
+        assert_eq!(
+            tops,
+            vec![[0, 120, 0], [25, 120, 0], [0, 120, 25], [25, 120, 25]]
+        );
+    }
+
+    /// A cap kind that conflicts with the column's kind, or fills too little of the room,
+    /// makes no cap.
+    #[test]
+    fn no_cap_from_conflicting_kinds_or_for_little_room_filled() {
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let units: Vec<u32> = [0u32; 300].into_iter().chain([1u32; 40]).collect();
+        let boxes = [pallet()];
+        let mut conflicting = vec![
+            Kind::plain([50, 40, 50], Orientation::Upright, 300),
+            Kind::plain([25, 30, 25], Orientation::Upright, 40),
+        ];
+        conflicting[0].conflicts = vec![1];
+        conflicting[1].conflicts = vec![0];
+        // Four units of 20 x 20 x 20 fill 43% of the room above a column.
+        let small = vec![
+            Kind::plain([50, 40, 50], Orientation::Upright, 300),
+            Kind::plain([20, 20, 20], Orientation::Fixed, 40),
+        ];
+        for kinds in [conflicting, small] {
+            let mut bl =
+                blocks::make(&kinds, &units, &boxes, &rules, Shape::Columns).expect("blocks");
+            add(&kinds, &mut bl, &boxes);
+            assert!(bl.of.iter().all(|p| p.cap.is_none()));
+            assert_eq!(units_per_kind(&bl, 2), vec![300, 40]);
+        }
+    }
+}

@@ -1,7 +1,8 @@
-//! Large orders packed from blocks: each block set ([`Shape`]) gets a trial (its first packing
-//! and a short search), and the best trial goes on searching with the rest of the budget. Which
-//! pieces suit an order (rows of columns, or columns with caps) varies from order to order by
-//! whole pallets, and a short search tells them apart better than the first packing alone.
+//! Large orders packed from blocks: each block set ([`Shape`], its columns capped where units of
+//! another kind fill the room above them: `caps.rs`) gets a trial (its first packing and a short
+//! search), and the best trial goes on searching with the rest of the budget. Which pieces suit
+//! an order (rows of columns, or columns alone) varies from order to order by whole pallets,
+//! and a short search tells them apart better than the first packing alone.
 
 use crate::blocks::{self, Blocks, Shape};
 use crate::caps;
@@ -10,7 +11,7 @@ use crate::placement::Ctx;
 use crate::problem::{Depot, Problem};
 
 /// The block sets tried, in order of preference on ties.
-const SHAPES: [Shape; 2] = [Shape::Rows, Shape::Capped];
+const SHAPES: [Shape; 2] = [Shape::Rows, Shape::Columns];
 
 /// Each block set's trial gets `1 / TRIAL_SHARE` of the budget per set tried twice over:
 /// with two sets, a quarter each, and the winner half the budget more.
@@ -24,16 +25,14 @@ pub(crate) struct Engine<'a> {
     pub bound: &'a dyn Fn(&Ctx, &[u32]) -> usize,
 }
 
-/// The block sets of `units` that differ from each other (an order without rows or caps
+/// The block sets of `units`, capped, that differ from each other (an order without rows
 /// gives one).
 fn block_sets(p: &Problem, depot: &Depot, units: &[u32]) -> Vec<Blocks> {
     let mut sets: Vec<Blocks> = Vec::new();
     for shape in SHAPES {
         let made = blocks::make(&p.kinds, units, &depot.boxes, &p.rules, shape);
         if let Some(mut bl) = made {
-            if shape == Shape::Capped {
-                caps::add(&p.kinds, &mut bl, &depot.boxes);
-            }
+            caps::add(&p.kinds, &mut bl, &depot.boxes);
             if !sets
                 .iter()
                 .any(|s| s.units == bl.units && s.kinds.len() == bl.kinds.len())
@@ -103,4 +102,40 @@ pub(crate) fn pack(
         leftover: Vec::new(),
         left: pk.left,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{BoxType, Item, Orientation, PackRequest, Warehouse};
+
+    /// 300 cartons of 50 x 40 x 50 stand four columns of three to a pallet of 100 x 150 x 100
+    /// (25 pallets), each column with 30 to spare above it; 400 cartons of 25 x 30 x 25 fill
+    /// that room exactly, four to a column. In plain columns of five they would need five
+    /// pallets of their own (30 without caps); capped columns ship everything on the 25.
+    #[test]
+    fn caps_fill_the_room_above_columns() {
+        let mut items = vec![
+            Item::new("A", 50.0, 40.0, 50.0, 5.0, 300),
+            Item::new("B", 25.0, 30.0, 25.0, 1.0, 400),
+        ];
+        for it in &mut items {
+            it.orientation = Orientation::Upright;
+        }
+        let mut wh = Warehouse {
+            warehouse_id: "DC".into(),
+            boxes: vec![BoxType::new("P", 100.0, 150.0, 100.0, 1000.0)],
+            ..Warehouse::default()
+        };
+        for it in &items {
+            wh.inventory.insert(it.item_id.clone(), it.quantity);
+        }
+        let req = PackRequest {
+            items,
+            warehouses: vec![wh],
+            ..PackRequest::default()
+        };
+        let sol = crate::pack(&req).expect("pack");
+        assert_eq!(sol.summary.total_items_packed, 700);
+        assert_eq!(sol.summary.total_packages, 25);
+    }
 }
