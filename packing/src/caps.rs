@@ -12,10 +12,13 @@ use crate::Orientation;
 /// A cap is made only when it fills at least this share of the room above the column.
 const MIN_FILL: f64 = 0.5;
 
-/// The best cap of units of `b` on a column of footprint `fx` by `fz` with `room` above it:
-/// (turn, nx, nz, ny, volume filled); `None` when none fits.
-fn best_cap(b: &Kind, fx: i64, fz: i64, room: i64, quarter: bool) -> Option<(u8, i64, i64, i64)> {
-    let mut best: Option<(u8, i64, i64, i64)> = None;
+/// A cap's units: their turn, and how many along x, along z and stacked.
+type Grid = (u8, i64, i64, i64);
+
+/// The cap of units of `b` filling the most of the room `room` above a column of footprint
+/// `fx` by `fz`; `None` when none fits.
+fn best_cap(b: &Kind, fx: i64, fz: i64, room: i64, quarter: bool) -> Option<Grid> {
+    let mut best: Option<Grid> = None;
     let mut best_vol = 0i128;
     for (i, t) in b.turns.iter().enumerate() {
         let d = t.dim;
@@ -87,7 +90,7 @@ pub(crate) fn add(kinds: &[Kind], bl: &mut Blocks, boxes: &[BoxKind]) {
             continue;
         }
         let quarter = a.turns.len() > 1;
-        let mut choice: Option<(usize, (u8, i64, i64, i64), i128)> = None;
+        let mut choice: Option<(usize, Grid, i128)> = None;
         for (k, b) in kinds.iter().enumerate() {
             let pool = pool(k, &count, &loose);
             if k == pc.base as usize

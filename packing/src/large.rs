@@ -17,11 +17,14 @@ const SHAPES: [Shape; 2] = [Shape::Rows, Shape::Columns];
 /// with two sets, a quarter each, and the winner half the budget more.
 const TRIAL_SHARE: u64 = 2;
 
+/// Packs units (kind ids of the context) within a budget from a seed.
+pub(crate) type PackFn<'a> = dyn Fn(&Ctx, &[u32], u64, u64) -> Packing + 'a;
+
 /// How the engine packs one warehouse's units (its first packings and search, within a
 /// budget, from a seed) and bounds the boxes they need, lent to this module so that it need
 /// not import the engine.
 pub(crate) struct Engine<'a> {
-    pub pack: &'a dyn Fn(&Ctx, &[u32], u64, u64) -> Packing,
+    pub pack: &'a PackFn<'a>,
     pub bound: &'a dyn Fn(&Ctx, &[u32]) -> usize,
 }
 
