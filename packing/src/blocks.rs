@@ -18,6 +18,15 @@ const MANY_PER_BOX: i128 = 16;
 /// Rows of columns are made only when they cover this much of a span across the floor.
 const ROW_COVER: f64 = 0.95;
 
+/// Which pieces a block set makes of the units of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Columns, and rows of columns where they span the floor.
+    Rows,
+    /// Columns only: smaller pieces that leave the floor's layout to the packing.
+    Columns,
+}
+
 /// The kinds a block packing works with: the units' own kinds first, then one column kind per
 /// unit kind that stacks, and what each column is made of.
 pub(crate) struct Blocks {
@@ -35,6 +44,19 @@ pub(crate) struct Blocks {
 pub(crate) struct Piece {
     pub base: u32,
     pub nx: u32,
+    pub ny: u32,
+    pub turn: u8,
+    /// Units of another kind stacked on top of a single column (see `caps.rs`).
+    pub cap: Option<Cap>,
+}
+
+/// A cap on a column: `nx` by `nz` by `ny` units of kind `base` in turn `turn`, from the
+/// column's corner at its top (before the piece itself turns).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cap {
+    pub base: u32,
+    pub nx: u32,
+    pub nz: u32,
     pub ny: u32,
     pub turn: u8,
 }
@@ -68,14 +90,15 @@ fn column_turn(k: &Kind, height: i64, floor: (i64, i64)) -> Option<(usize, i64)>
         .map(|(i, t)| (i, height / t.dim[1]))
 }
 
-/// Column and row pieces for `units` (kind ids), or `None` when blocks do not apply: few
-/// units, boxes of different heights or holding few units, or rules that count or compare
-/// units one by one (unit caps, heavy at the bottom).
+/// Column pieces for `units` (kind ids), in rows too for [`Shape::Rows`], or `None` when
+/// blocks do not apply: few units, boxes of different heights or holding few units, or rules
+/// that count or compare units one by one (unit caps, heavy at the bottom).
 pub(crate) fn make(
     kinds: &[Kind],
     units: &[u32],
     boxes: &[BoxKind],
     rules: &Rules,
+    shape: Shape,
 ) -> Option<Blocks> {
     if units.len() < MIN_UNITS || rules.max_units.is_some() || rules.heavy_bottom {
         return None;
@@ -124,6 +147,7 @@ pub(crate) fn make(
                 nx: 1,
                 ny: 1,
                 turn: 0,
+                cap: None,
             })
             .collect(),
         units: Vec::new(),
@@ -199,10 +223,11 @@ pub(crate) fn make(
                 nx: nx as u32,
                 ny: m as u32,
                 turn: t as u8,
+                cap: None,
             });
             out.units.extend(std::iter::repeat_n(id, count));
         };
-        if row >= 2 && eff >= ROW_COVER {
+        if shape == Shape::Rows && row >= 2 && eff >= ROW_COVER {
             add(row, columns / row, &mut out);
             add(1, columns % row, &mut out);
         } else {
@@ -211,21 +236,28 @@ pub(crate) fn make(
         out.units
             .extend(std::iter::repeat_n(k as u32, n - columns * m));
     }
-    // A column conflicts with whatever its unit kind conflicts with, and with its columns.
-    let n = out.kinds.len();
-    for a in 0..n {
-        let base_a = out.of[a].base as usize;
-        out.kinds[a].conflicts = (0..n as u32)
-            .filter(|&b| {
-                let base_b = out.of[b as usize].base;
-                kinds[base_a].conflicts.binary_search(&base_b).is_ok()
-            })
-            .collect();
-    }
+    out.set_conflicts(kinds);
     Some(out)
 }
 
 impl Blocks {
+    /// Each piece conflicts with whatever the unit kinds in it conflict with, in any piece.
+    pub fn set_conflicts(&mut self, unit_kinds: &[Kind]) {
+        let bases = |p: &Piece| [Some(p.base), p.cap.map(|c| c.base)].into_iter().flatten();
+        let n = self.kinds.len();
+        for a in 0..n {
+            let conflicts = (0..n as u32)
+                .filter(|&b| {
+                    bases(&self.of[a]).any(|x| {
+                        bases(&self.of[b as usize])
+                            .any(|y| unit_kinds[x as usize].conflicts.binary_search(&y).is_ok())
+                    })
+                })
+                .collect();
+            self.kinds[a].conflicts = conflicts;
+        }
+    }
+
     /// `bin` with every column split into its units, in the units' own kinds and turns.
     pub fn split(&self, bin: &Bin, unit_ctx: &Ctx) -> Bin {
         let mut placed: Vec<Placed> = Vec::new();
@@ -246,6 +278,10 @@ impl Blocks {
                 .iter()
                 .position(|t| t.dim == ud)
                 .expect("a piece's units keep an allowed turn") as u8;
+            if let Some(cap) = pc.cap {
+                let top = q.c.pos[1] + pc.ny as i64 * ud[1];
+                placed.extend(cap_units(&cap, unit_ctx, q, top, along_x));
+            }
             for i in 0..pc.nx as i64 {
                 for j in 0..pc.ny as i64 {
                     let mut c = q.c;
@@ -271,4 +307,36 @@ impl Blocks {
         }
         out
     }
+}
+
+/// The units of `cap` on the column placed as `q`, from height `top`; `along_x` when the
+/// piece stands unturned.
+fn cap_units(cap: &Cap, unit_ctx: &Ctx, q: &Placed, top: i64, along_x: bool) -> Vec<Placed> {
+    let unit = &unit_ctx.kinds[cap.base as usize];
+    let d = unit.turns[cap.turn as usize].dim;
+    let ud = if along_x { d } else { [d[2], d[1], d[0]] };
+    let turn = unit
+        .turns
+        .iter()
+        .position(|t| t.dim == ud)
+        .expect("a cap's units keep an allowed turn") as u8;
+    let mut out = Vec::new();
+    for i in 0..cap.nx as i64 {
+        for k in 0..cap.nz as i64 {
+            for j in 0..cap.ny as i64 {
+                let mut c = q.c;
+                c.dim = ud;
+                c.pos[1] = top + j * ud[1];
+                let (dx, dz) = if along_x { (i, k) } else { (k, i) };
+                c.pos[0] += dx * ud[0];
+                c.pos[2] += dz * ud[2];
+                out.push(Placed {
+                    kind: cap.base,
+                    turn,
+                    c,
+                });
+            }
+        }
+    }
+    out
 }

@@ -4,11 +4,11 @@
 
 use crate::assemble::{assemble, Plan};
 use crate::balance;
-use crate::blocks;
 use crate::bound;
 use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
+use crate::large;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
@@ -208,23 +208,14 @@ fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> Plan2
             ^ w as u64
             ^ variant.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let depot = &p.depots[w];
-        let pk = match blocks::make(&p.kinds, units, &depot.boxes, &p.rules) {
-            Some(bl) => {
-                let bctx = Ctx::new(&bl.kinds, &p.rules);
-                let pk = pack_depot(p, &bctx, depot, &bl.units, p.budget / busy, seed);
-                if pk.leftover.is_empty() {
-                    Packing {
-                        bins: pk.bins.iter().map(|b| bl.split(b, ctx)).collect(),
-                        leftover: Vec::new(),
-                        left: pk.left,
-                    }
-                } else {
-                    // A piece no box took (boxes ran out, say): units fill gaps pieces cannot.
-                    pack_depot(p, ctx, depot, units, p.budget / busy, seed)
-                }
-            }
-            None => pack_depot(p, ctx, depot, units, p.budget / busy, seed),
+        let budget = p.budget / busy;
+        let engine = large::Engine {
+            pack: &|c, u, b, s| pack_depot(p, c, depot, u, b, s),
+            bound: &|c, u| lower_bound(u, depot, c),
         };
+        // Units fill the gaps pieces cannot when blocks leave some piece out.
+        let pk = large::pack(p, ctx, depot, units, budget, seed, &engine)
+            .unwrap_or_else(|| pack_depot(p, ctx, depot, units, budget, seed));
         for &k in &pk.leftover {
             unfitted.push((k, leftover_reason(k, &pk.bins, ctx)));
         }
