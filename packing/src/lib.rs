@@ -8,6 +8,7 @@ mod blocks;
 mod bound;
 pub mod carts;
 mod construct;
+mod corner;
 mod cover;
 mod engine;
 mod error;
