@@ -218,9 +218,11 @@ pub(crate) fn build(
                     (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, mapped);
                 }
             }
-            // A loose box in the first packing also tries its first unit in the corner in
-            // every turn (see `corner`); the search's moves skip it, where it did not pay.
-            if effort.tries > 1 && bin.volume * 20 < bk.volume * 17 {
+            // A loose box of several units in the first packing also tries its first unit in
+            // the corner in every turn (see `corner`). Not in the search's moves, where it did
+            // not pay, nor for a unit alone in its box: there turning it rarely lets a second
+            // one in, and requests whose units mostly go one to a box stop at the bound.
+            if effort.tries > 1 && got.len() > 1 && bin.volume * 20 < bk.volume * 17 {
                 let merits = [Merit::ContactTall, Merit::Spaces];
                 if let Some((alt, alt_got)) =
                     corner::fill_around_first(b, bk.size, bk.cap, order, &taken, ctx, &merits, fill)
