@@ -1,6 +1,7 @@
 //! Constructive packing of one warehouse's units: sort them, then fill one box at a time,
 //! choosing each box kind by the goal after trying to fill every kind still in stock.
 
+use crate::corner;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::point_first;
@@ -215,6 +216,20 @@ pub(crate) fn build(
                 if alt.volume > bin.volume {
                     let mapped = alt_got.iter().map(|&i| perm[i]).collect();
                     (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, mapped);
+                }
+            }
+            // A loose box of several units in the first packing also tries its first unit in
+            // the corner in every turn (see `corner`). Not in the search's moves, where it did
+            // not pay, nor for a unit alone in its box: there turning it rarely lets a second
+            // one in, and requests whose units mostly go one to a box stop at the bound.
+            if effort.tries > 1 && got.len() > 1 && bin.volume * 20 < bk.volume * 17 {
+                let merits = [Merit::ContactTall, Merit::Spaces];
+                if let Some((alt, alt_got)) =
+                    corner::fill_around_first(b, bk.size, bk.cap, order, &taken, ctx, &merits, fill)
+                {
+                    if alt.volume > bin.volume {
+                        (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, alt_got);
+                    }
                 }
             }
         }

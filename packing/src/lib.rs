@@ -9,6 +9,7 @@ mod bound;
 mod caps;
 pub mod carts;
 mod construct;
+mod corner;
 mod cover;
 mod engine;
 mod error;
