@@ -251,6 +251,8 @@ fn plan_rank(plan: &Plan2, p: &Problem) -> (usize, usize, i128) {
 /// How many times the request's patience the harder search of small orders gets when the
 /// first packings stay above the bound over every split (BENCHMARKS.md, session 10).
 const HARD_PATIENCE: usize = 16;
+/// Search seeds the harder search tries per split.
+const HARD_SEEDS: u64 = 2;
 
 /// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
 /// returns, others search from other seeds. When the warehouse choice is a close call, the
@@ -284,12 +286,14 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
         };
         let start = ctx.work.get();
         for split in splits {
-            if !above(&best) || ctx.work.get() - start > p.budget {
+            if !above(&best) || ctx.work.get() - start > 2 * p.budget {
                 break;
             }
-            let cand = pack_split(&hard, &ctx, split, variant);
-            if plan_rank(&cand, &p) < plan_rank(&best, &p) {
-                best = cand;
+            for seed in 0..HARD_SEEDS {
+                let cand = pack_split(&hard, &ctx, split, variant ^ seed << 32);
+                if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+                    best = cand;
+                }
             }
         }
     }
