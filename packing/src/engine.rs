@@ -271,10 +271,12 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
             best = cand;
         }
     }
-    // A small order still above the bound over every split: search harder, on the splits
-    // packed so far and then on the farther ones, while one more budget lasts.
+    // A small order from several warehouses still above the bound over every split (the
+    // bound is loose where a single warehouse's packing is hard, as on MPV, and a harder
+    // search there costs more than it gains): search harder, on the splits packed so far and
+    // then on the farther ones, while two more budgets last.
     let above = |plan: &Plan2| !plan.1.is_empty() || plan_rank(plan, &p).1 > assignment.floor;
-    if assignment.floor > 0 && above(&best) {
+    if assignment.floor > 0 && p.depots.len() > 1 && above(&best) {
         let splits: Vec<&Vec<Vec<u32>>> = std::iter::once(&assignment.units)
             .chain(&assignment.others)
             .chain(&assignment.far)
