@@ -190,31 +190,30 @@ fn estimate(p: &Problem, units: &[Vec<u32>]) -> (usize, usize) {
     (bins.iter().map(Vec::len).sum(), left_over)
 }
 
-/// Splits of `need` among sets of `cands` for the goal, the best first: after it, for the
-/// package goals, the other splits whose quick packing ships as much with at most one box
-/// more (the quick packing misjudges close calls). Empty when no set covers `need`.
+/// Splits of `need` among sets of `cands` for the goal (see [`Ranked`]); `best` is empty when
+/// no set covers `need`.
 pub(crate) fn ranked(
     cands: &[usize],
     usable: &[Vec<u64>],
     need: &[u64],
     p: &Problem,
     floor: usize,
-) -> Vec<Vec<Vec<u32>>> {
+) -> Ranked {
     let nd = p.depots.len();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
     let estimated = matches!(p.goal, Goal::FewestWarehouses) || packages_first;
     let sets = candidate_sets(cands, usable, need, p, packages_first);
     let Some(first) = sets.first() else {
-        return Vec::new();
+        return Ranked::default();
     };
     let total: u64 = need.iter().sum();
     if !estimated || total > MAX_ESTIMATED_UNITS {
-        return vec![split(
+        return Ranked::one(split(
             &default_order(first, usable, need, p),
             usable,
             need,
             nd,
-        )];
+        ));
     }
     let mut splits: Vec<Vec<Vec<u32>>> = Vec::new();
     for o in sets.iter().flat_map(|s| orders_of(s, usable, need, p)) {
@@ -229,7 +228,7 @@ pub(crate) fn ranked(
     }
     let fine = packages_first && total as usize <= CAREFUL_UNITS;
     if splits.len() == 1 && !fine {
-        return splits;
+        return Ranked::one(splits.remove(0));
     }
     // Units shipped come first under every goal; ties keep the earlier (more preferred, more
     // capable) split.
@@ -254,17 +253,46 @@ pub(crate) fn ranked(
         }
     }
     let best = keyed[0].0;
-    let close = |k: &Key| packages_first && k.0 == best.0 && k.1 <= best.1 + 1;
-    let mut out = vec![keyed.remove(0).1];
-    out.extend(
-        keyed
-            .into_iter()
-            .filter(|(k, _)| close(k))
-            .take(MAX_ALTERNATIVES)
-            .map(|k| k.1),
-    );
+    let within = |k: &Key, boxes: usize| packages_first && k.0 == best.0 && k.1 <= best.1 + boxes;
+    let mut out = Ranked::one(keyed.remove(0).1);
+    for (k, units) in keyed {
+        if out.close.len() < MAX_ALTERNATIVES && within(&k, 1) {
+            out.close.push(units);
+        } else if fine && within(&k, FAR_BOXES) {
+            out.far.push(units);
+        }
+    }
     out
 }
 
 /// Splits besides the best one that are packed in full (see [`ranked`]).
 const MAX_ALTERNATIVES: usize = 3;
+/// How many boxes more than the best a split's quick packing may need to be kept in
+/// [`Ranked::far`].
+const FAR_BOXES: usize = 3;
+
+/// The splits of an order, best first by the quick packing.
+#[derive(Default)]
+pub(crate) struct Ranked {
+    /// The best split; empty when no set of warehouses covers the order.
+    pub best: Vec<Vec<u32>>,
+    /// For the package goals, the other splits whose quick packing ships as much with at most
+    /// one box more (the quick packing misjudges close calls), next best first.
+    pub close: Vec<Vec<Vec<u32>>>,
+    /// For small orders under the package goals, the rest of the splits that ship as much
+    /// with a few boxes more: packed in full only when the others stay above the bound.
+    pub far: Vec<Vec<Vec<u32>>>,
+}
+
+impl Ranked {
+    fn one(best: Vec<Vec<u32>>) -> Self {
+        Ranked {
+            best,
+            ..Ranked::default()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.best.is_empty()
+    }
+}

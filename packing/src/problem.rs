@@ -117,6 +117,7 @@ pub(crate) struct Depot {
     pub stock: Vec<u64>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Problem {
     pub kinds: Vec<Kind>,
     pub depots: Vec<Depot>,

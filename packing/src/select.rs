@@ -15,6 +15,8 @@ pub(crate) struct Assignment {
     pub units: Vec<Vec<u32>>,
     /// Other splits worth packing in full, next best first (see `cover::ranked`).
     pub others: Vec<Vec<Vec<u32>>>,
+    /// Splits worth a harder search when the others stay above `floor` (`cover::Ranked::far`).
+    pub far: Vec<Vec<Vec<u32>>>,
     /// No packing of the shippable units uses fewer boxes (0 when not worked out).
     pub floor: usize,
     pub unfitted: Vec<(u32, UnfitReason)>,
@@ -88,12 +90,12 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
         ranked = cover::ranked(&cands, &usable, &need, p, floor);
     }
     if ranked.is_empty() {
-        ranked.push(cover::split(&cands, &usable, &need, nd));
+        ranked.best = cover::split(&cands, &usable, &need, nd);
     }
-    let units = ranked.remove(0);
     Assignment {
-        units,
-        others: ranked,
+        units: ranked.best,
+        others: ranked.close,
+        far: ranked.far,
         floor,
         unfitted,
     }
