@@ -15,6 +15,9 @@ const CROWDED_POINTS: usize = 24;
 const PACKED: usize = 256;
 const PACKED_POINTS: usize = 4;
 
+/// Units a new box makes room for before its lists grow.
+const START_UNITS: usize = 8;
+
 /// A unit in a box.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Placed {
@@ -66,25 +69,35 @@ impl Bin {
             cap,
             weight: 0,
             volume: 0,
-            placed: Vec::new(),
-            points: vec![points::Point {
-                at: [0, 0, 0],
-                room: size,
-            }],
+            placed: Vec::with_capacity(START_UNITS),
+            points: {
+                // Room for the positions a few dozen units leave, so they seldom regrow.
+                let mut v = Vec::with_capacity(4 * START_UNITS);
+                v.push(points::Point {
+                    at: [0, 0, 0],
+                    room: size,
+                });
+                v
+            },
             blocked: Vec::new(),
-            by_x: Vec::new(),
+            by_x: Vec::with_capacity(START_UNITS),
             wmax: 0,
         }
     }
 
-    /// The span of `by_x` holding the units that may relate to `c` (those starting along x
-    /// within reach of it), found by binary search.
-    fn near_span(&self, c: &Cuboid) -> (usize, usize) {
-        let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
-        let x = |i: &u32| self.placed[*i as usize].c.pos[0];
-        let start = self.by_x.partition_point(|i| x(i) < lo);
-        let end = self.by_x.partition_point(|i| x(i) <= hi);
-        (start, end.max(start))
+    /// Where the units that may relate to `c` start in `by_x` (binary search): the first one
+    /// starting along x within `wmax` before `c`.
+    fn near_start(&self, c: &Cuboid) -> usize {
+        let lo = c.pos[0] - self.wmax;
+        self.by_x
+            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo)
+    }
+
+    /// Where the units that may relate to `c` end in `by_x`, from their start `from`: past
+    /// the last one starting along x before `c` ends.
+    fn near_end(&self, from: usize, c: &Cuboid) -> usize {
+        let hi = c.end(0);
+        from + self.by_x[from..].partition_point(|&i| self.placed[i as usize].c.pos[0] <= hi)
     }
 
     pub fn capacity(&self) -> i128 {
@@ -162,6 +175,8 @@ impl Bin {
         let kind = &ctx.kinds[k as usize];
         let mut evaluated = kind.turns.len() as u64;
         let p = pt.at;
+        // Where the units near the point start in `by_x` does not depend on the turn.
+        let mut start = None;
         for (t, turn) in kind.turns.iter().enumerate() {
             if (0..3).any(|a| turn.dim[a] > pt.room[a]) {
                 continue;
@@ -170,7 +185,8 @@ impl Bin {
                 pos: p,
                 dim: turn.dim,
             };
-            let (from, to) = self.near_span(&c);
+            let from = *start.get_or_insert_with(|| self.near_start(&c));
+            let to = self.near_end(from, &c);
             evaluated += 1 + (to - from) as u64;
             let Some(contact) = self.check(&c, &self.by_x[from..to], kind, ctx, merit) else {
                 continue;
@@ -195,7 +211,7 @@ impl Bin {
 
     /// Exact test of cuboid `c` for a unit of `kind`; `Some(contact area)` when feasible (the
     /// area is only computed for the contact merit).
-    /// `near` is the span of `by_x` that may relate to `c` ([`Bin::near_span`]).
+    /// `near` is the span of `by_x` that may relate to `c` ([`Bin::near_start`] to [`Bin::near_end`]).
     fn check(
         &self,
         c: &Cuboid,
