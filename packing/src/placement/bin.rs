@@ -54,6 +54,14 @@ pub(crate) struct Bin {
     wmax: i64,
 }
 
+/// `v` in increasing order.
+#[inline]
+fn sorted3(v: V3) -> V3 {
+    let (a, b) = (v[0].min(v[1]), v[0].max(v[1]));
+    let (b, c) = (b.min(v[2]), b.max(v[2]));
+    [a.min(b), a.max(b), c]
+}
+
 /// Whether `upper`, lying anywhere above `lower` with overlapping footprints, is allowed there.
 fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
     !lower.no_load
@@ -175,6 +183,12 @@ impl Bin {
         let kind = &ctx.kinds[k as usize];
         let mut evaluated = kind.turns.len() as u64;
         let p = pt.at;
+        // Every turn is the unit's sides in some order: none fits unless the sorted sides fit
+        // in the sorted room (most positions in a filling box are too small).
+        let (sides, room) = (sorted3(kind.turns[0].dim), sorted3(pt.room));
+        if sides[0] > room[0] || sides[1] > room[1] || sides[2] > room[2] {
+            return evaluated;
+        }
         // Where the units near the point start in `by_x` does not depend on the turn.
         let mut start = None;
         for (t, turn) in kind.turns.iter().enumerate() {
