@@ -28,11 +28,18 @@ fn dff_u(a: i64, s: i64, e: i64) -> i64 {
 
 /// `u^(k)` of a side `a` of an axis of length `s`, over `s * k`.
 fn dff_k(a: i64, s: i64, k: i64) -> i64 {
-    let r = (k + 1) as i128 * a as i128;
-    if r % s as i128 == 0 {
-        a * k
-    } else {
-        (r / s as i128) as i64 * s
+    // 64-bit when the product fits (always, for lengths up to `MAX_LENGTH`).
+    match (k + 1).checked_mul(a) {
+        Some(r) if r % s == 0 => a * k,
+        Some(r) => r / s * s,
+        None => {
+            let r = (k + 1) as i128 * a as i128;
+            if r % s as i128 == 0 {
+                a * k
+            } else {
+                (r / s as i128) as i64 * s
+            }
+        }
     }
 }
 
@@ -98,30 +105,68 @@ fn axis_thresholds(units: &[u32], kinds: &[Kind], size: V3, a: usize) -> Vec<i64
     out
 }
 
-/// Per kind, the mapped volume of one unit (`side(a, d)` maps a side `d` along axis `a`) at
-/// its smallest over the turns that fit the box (turns that do not fit are never used); 0 for
-/// kinds absent from the request.
-fn mapped_values(
-    kinds: &[Kind],
-    present: &[bool],
-    size: V3,
-    side: impl Fn(usize, i64) -> i64,
-) -> Vec<i128> {
+/// A kind present in the request as the bound sees it: its three sides (those of its first
+/// turn) and, per turn that fits the box, which of them lies along each axis.
+struct Shape {
+    kind: usize,
+    sides: V3,
+    turns: Vec<[u8; 3]>,
+}
+
+/// The shapes of the kinds in `present` for boxes of `size`.
+fn shapes(kinds: &[Kind], present: &[bool], size: V3) -> Vec<Shape> {
     kinds
         .iter()
         .zip(present)
-        .map(|(kd, &here)| {
-            if !here {
-                return 0;
-            }
-            kd.turns
+        .enumerate()
+        .filter(|(_, (_, &here))| here)
+        .map(|(kind, (kd, _))| {
+            let sides = kd.turns[0].dim;
+            let turns = kd
+                .turns
                 .iter()
                 .filter(|t| (0..3).all(|a| t.dim[a] <= size[a]))
-                .map(|t| (0..3).map(|a| side(a, t.dim[a]) as i128).product::<i128>())
-                .min()
-                .unwrap_or(0)
+                .map(|t| {
+                    [0, 1, 2].map(|a| sides.iter().position(|&d| d == t.dim[a]).unwrap_or(0) as u8)
+                })
+                .collect();
+            Shape { kind, sides, turns }
         })
         .collect()
+}
+
+/// The mapped volume of a unit at its smallest over `turns`, its sides mapped along axis `a`
+/// as `m[a]`; 0 when no turn fits. `narrow` when every product fits 64 bits.
+fn min_volume(m: [[i64; 3]; 3], turns: &[[u8; 3]], narrow: bool) -> i128 {
+    let at = |t: &[u8; 3], a: usize| m[a][t[a] as usize];
+    if narrow {
+        let v = turns.iter().map(|t| at(t, 0) * at(t, 1) * at(t, 2)).min();
+        v.map_or(0, i128::from)
+    } else {
+        let v = turns
+            .iter()
+            .map(|t| at(t, 0) as i128 * at(t, 1) as i128 * at(t, 2) as i128)
+            .min();
+        v.unwrap_or(0)
+    }
+}
+
+/// Per kind, the mapped volume of one unit at its smallest over the turns that fit the box
+/// (turns that do not fit are never used); 0 for kinds absent from the request. `side(i)` is
+/// shape `i`'s sides mapped along each axis; a box maps to `unit`.
+fn mapped_values(
+    nkinds: usize,
+    shapes: &[Shape],
+    unit: i128,
+    side: impl Fn(usize) -> [[i64; 3]; 3],
+) -> Vec<i128> {
+    // Mapped sides never exceed the box's, so no product exceeds `unit`.
+    let narrow = unit <= i64::MAX as i128;
+    let mut out = vec![0i128; nkinds];
+    for (i, sh) in shapes.iter().enumerate() {
+        out[sh.kind] = min_volume(side(i), &sh.turns, narrow);
+    }
+    out
 }
 
 /// The dual-feasible functions tried for boxes of `size`: per function, what one box holds
@@ -135,7 +180,10 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
     for &u in units {
         present[u as usize] = true;
     }
+    let shapes = shapes(kinds, &present, size);
     let mut out = Vec::new();
+    // Per shape, its sides mapped along each axis; axes of one length and threshold share.
+    let mut mapped: Vec<[[i64; 3]; 3]> = vec![[[0; 3]; 3]; shapes.len()];
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
         for k in 0..=MAX_K {
@@ -147,9 +195,21 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
                     dff_k(v, size[a], k)
                 }
             };
+            for (sh, m) in shapes.iter().zip(&mut mapped) {
+                for a in 0..3 {
+                    let same = (0..a).find(|&b| size[b] == size[a] && e[b] == e[a]);
+                    m[a] = match same {
+                        Some(b) => m[b],
+                        None => sh.sides.map(|d| side(a, d)),
+                    };
+                }
+            }
             let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
             let unit: i128 = (0..3).map(scale).product();
-            out.push((unit, mapped_values(kinds, &present, size, side)));
+            out.push((
+                unit,
+                mapped_values(kinds.len(), &shapes, unit, |i| mapped[i]),
+            ));
         }
     }
     // `U^e` with its own threshold on each axis: a box's units still map into the box, and
@@ -157,13 +217,27 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
     let per: Vec<Vec<i64>> = (0..3)
         .map(|a| axis_thresholds(units, kinds, size, a))
         .collect();
+    // Per axis and threshold, per shape, its sides mapped along that axis.
+    let along: Vec<Vec<Vec<[i64; 3]>>> = (0..3)
+        .map(|a| {
+            per[a]
+                .iter()
+                .map(|&e| {
+                    shapes
+                        .iter()
+                        .map(|sh| sh.sides.map(|d| dff_u(d, size[a], e)))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
     let unit: i128 = size.iter().map(|&s| s as i128).product();
-    for &ex in &per[0] {
-        for &ey in &per[1] {
-            for &ez in &per[2] {
-                let e = [ex, ey, ez];
-                let side = |a: usize, x: i64| dff_u(x, size[a], e[a]);
-                out.push((unit, mapped_values(kinds, &present, size, side)));
+    for ix in 0..per[0].len() {
+        for iy in 0..per[1].len() {
+            for iz in 0..per[2].len() {
+                let at = [ix, iy, iz];
+                let side = |i: usize| [0, 1, 2].map(|a| along[a][at[a]][i]);
+                out.push((unit, mapped_values(kinds.len(), &shapes, unit, side)));
             }
         }
     }

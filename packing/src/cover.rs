@@ -227,7 +227,8 @@ pub(crate) fn ranked(
         }
     }
     let fine = packages_first && total as usize <= CAREFUL_UNITS;
-    if splits.len() == 1 && !fine {
+    // One split is the answer unless units may move to another warehouse (`resplit`).
+    if splits.len() == 1 && (!fine || cands.len() == 1) {
         return Ranked::one(splits.remove(0));
     }
     // Units shipped come first under every goal; ties keep the earlier (more preferred, more

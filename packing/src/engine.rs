@@ -12,6 +12,7 @@ use crate::large;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
+use crate::race::Race;
 use crate::select;
 use crate::solution::UnfitReason;
 use crate::{PackRequest, PackSolution, Result};
@@ -53,7 +54,8 @@ fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     by_vol.max(by_wt).max(big).max(by_dff)
 }
 
-/// Packs the units one warehouse ships.
+/// Packs the units one warehouse ships; true when the packing is provably optimal under a
+/// count goal (every unit in, as few boxes as the lower bound).
 fn pack_depot(
     p: &Problem,
     ctx: &Ctx,
@@ -61,7 +63,7 @@ fn pack_depot(
     units: &[u32],
     budget: u64,
     seed: u64,
-) -> Packing {
+) -> (Packing, bool) {
     let start = ctx.work.get();
     let quantities: Vec<Option<u64>> = depot.boxes.iter().map(|b| b.quantity).collect();
     let mut best: Option<Packing> = None;
@@ -81,7 +83,7 @@ fn pack_depot(
         let optimal = best
             .as_ref()
             .is_some_and(|b| count_goal && b.leftover.is_empty() && b.bins.len() <= bound);
-        if i > 0 && (optimal || ctx.work.get() - start > budget / 32) {
+        if i > 0 && (optimal || ctx.work.get() - start > budget / 32) || ctx.beaten() {
             break;
         }
         let mut sorted = units.to_vec();
@@ -128,13 +130,18 @@ fn pack_depot(
         lower_bound: bound,
     };
     search.run(&mut pk, seed);
+    let optimal = count_goal && pk.leftover.is_empty() && pk.bins.len() <= bound;
+    if ctx.beaten() {
+        // Another variant won the race: this packing is thrown away.
+        return (pk, false);
+    }
     search.downsize(&mut pk);
     if p.goal == Goal::BalancedWeight {
         for bin in &mut pk.bins {
             balance_bin(bin, depot, ctx);
         }
     }
-    pk
+    (pk, optimal)
 }
 
 /// Distance of a box's centre of gravity from its floor centre, relative to the floor size.
@@ -193,9 +200,11 @@ fn leftover_reason(k: u32, bins: &[Bin], ctx: &Ctx) -> UnfitReason {
 /// Boxes per warehouse and the units left out of them, for units split as `split`.
 type Plan2 = (Vec<Vec<Bin>>, Vec<(u32, UnfitReason)>);
 
-/// Packs each warehouse's share of `split` (see [`solve`]).
-fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> Plan2 {
+/// Packs each warehouse's share of `split` (see [`solve`]); true when every warehouse's
+/// packing is provably optimal (then so is the plan, for this split).
+fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> (Plan2, bool) {
     let busy = split.iter().filter(|u| !u.is_empty()).count().max(1) as u64;
+    let mut optimal = true;
     let mut unfitted = Vec::new();
     let mut bins = Vec::with_capacity(p.depots.len());
     for (w, units) in split.iter().enumerate() {
@@ -210,18 +219,22 @@ fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> Plan2
         let depot = &p.depots[w];
         let budget = p.budget / busy;
         let engine = large::Engine {
-            pack: &|c, u, b, s| pack_depot(p, c, depot, u, b, s),
+            pack: &|c, u, b, s| pack_depot(p, c, depot, u, b, s).0,
             bound: &|c, u| lower_bound(u, depot, c),
         };
-        // Units fill the gaps pieces cannot when blocks leave some piece out.
-        let pk = large::pack(p, ctx, depot, units, budget, seed, &engine)
-            .unwrap_or_else(|| pack_depot(p, ctx, depot, units, budget, seed));
+        let (pk, done) = match large::pack(p, ctx, depot, units, budget, seed, &engine) {
+            // The bound of the pieces is no bound of the units: never optimal here.
+            Some(pk) => (pk, false),
+            // Units fill the gaps pieces cannot when blocks leave some piece out.
+            None => pack_depot(p, ctx, depot, units, budget, seed),
+        };
+        optimal &= done;
         for &k in &pk.leftover {
             unfitted.push((k, leftover_reason(k, &pk.bins, ctx)));
         }
         bins.push(pk.bins);
     }
-    (bins, unfitted)
+    ((bins, unfitted), optimal)
 }
 
 /// Ranking of a plan under a package goal, smaller first: units left out, boxes, box volume.
@@ -245,19 +258,36 @@ const HARD_PATIENCE: usize = 16;
 /// Search seeds the harder search tries per split.
 const HARD_SEEDS: u64 = 2;
 
+/// What a variant of a race came to: its plan (and the work after which it was provably
+/// optimal, if it was), or nothing when another variant settled the race with less work.
+pub(crate) enum Solved {
+    Packed(PackSolution, Option<u64>),
+    Beaten,
+}
+
 /// The whole pipeline (see the module comment); `variant` 0 is the packing [`crate::pack`]
-/// returns, others search from other seeds. When the warehouse choice is a close call, the
-/// close splits are packed in full and the best kept.
+/// returns, others search from other seeds.
 pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
+    match solve_in(req, variant, None)? {
+        Solved::Packed(sol, _) => Ok(sol),
+        Solved::Beaten => unreachable!("a packing outside a race is never beaten"),
+    }
+}
+
+/// [`solve`] as a variant of `race`. When the warehouse choice is a close call, the close
+/// splits are packed in full and the best kept.
+pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> Result<Solved> {
     let p = problem::build(req)?;
-    let ctx = Ctx::new(&p.kinds, &p.rules);
+    let mut ctx = Ctx::new(&p.kinds, &p.rules);
+    ctx.race = race;
     let assignment = select::assign(&p);
-    let mut best = pack_split(&p, &ctx, &assignment.units, variant);
+    let (mut best, alone) = pack_split(&p, &ctx, &assignment.units, variant);
+    let boxes = |plan: &Plan2| plan.0.iter().map(Vec::len).sum::<usize>();
     for other in &assignment.others {
-        if best.1.is_empty() && best.0.iter().map(Vec::len).sum::<usize>() <= assignment.floor {
+        if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.beaten() {
             break;
         }
-        let cand = pack_split(&p, &ctx, other, variant);
+        let (cand, _) = pack_split(&p, &ctx, other, variant);
         if plan_rank(&cand, &p) < plan_rank(&best, &p) {
             best = cand;
         }
@@ -279,21 +309,33 @@ pub(crate) fn solve(req: &PackRequest, variant: u64) -> Result<PackSolution> {
         };
         let start = ctx.work.get();
         for split in splits {
-            if !above(&best) || ctx.work.get() - start > 2 * p.budget {
+            if !above(&best) || ctx.work.get() - start > 2 * p.budget || ctx.beaten() {
                 break;
             }
             for seed in 0..HARD_SEEDS {
-                let cand = pack_split(&hard, &ctx, split, variant ^ seed << 32);
+                let (cand, _) = pack_split(&hard, &ctx, split, variant ^ seed << 32);
                 if plan_rank(&cand, &p) < plan_rank(&best, &p) {
                     best = cand;
                 }
             }
         }
     }
+    if ctx.beaten() {
+        return Ok(Solved::Beaten);
+    }
+    // No variant packs more units or in fewer boxes: the only split there is is optimally
+    // packed, or the packing meets the bound over every split.
+    let only = assignment.others.is_empty() && assignment.far.is_empty();
+    let optimal = best.1.is_empty() && (alone && only || boxes(&best) <= assignment.floor);
+    let settled = optimal.then(|| ctx.work.get());
+    if let (Some(r), Some(w)) = (race, settled) {
+        r.settle(w);
+    }
     let (bins, found) = best;
     let mut unfitted = assignment.unfitted;
     unfitted.extend(found);
-    Ok(assemble(req, &p, &Plan { bins, unfitted }))
+    let sol = assemble(req, &p, &Plan { bins, unfitted });
+    Ok(Solved::Packed(sol, settled))
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ impl Search<'_> {
         let start = self.ctx.work.get();
         let mut last_gain = start;
         while !self.out_of_time() && stall < max_stall {
-            if self.ctx.work.get() - last_gain > self.idle_work {
+            if self.ctx.work.get() - last_gain > self.idle_work || self.ctx.beaten() {
                 break;
             }
             if pk.leftover.is_empty() && count_goal && pk.bins.len() <= self.lower_bound {

@@ -27,6 +27,7 @@ mod point_first;
 mod portfolio;
 mod problem;
 mod quick;
+mod race;
 mod resplit;
 pub mod rng;
 mod select;
@@ -37,9 +38,12 @@ mod validate;
 
 pub use error::{Error, Result};
 pub use model::*;
-pub use portfolio::{better_solution, pack_portfolio, pack_variant};
+pub use portfolio::{
+    better_solution, pack_portfolio, pack_racing, pack_variant, race_winner, Entry,
+};
 pub use problem::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT, WORK_PER_MS};
 pub use problem::{SUPPORT_DEN, SUPPORT_NUM};
+pub use race::Race;
 pub use solution::*;
 pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 
@@ -81,7 +85,11 @@ pub fn pack(req: &PackRequest) -> Result<PackSolution> {
 
 /// Runs the engine with search seed `variant` and validates the result (see [`pack`]).
 fn solve_checked(req: &PackRequest, variant: u64) -> Result<PackSolution> {
-    let sol = engine::solve(req, variant)?;
+    checked(req, engine::solve(req, variant)?)
+}
+
+/// `sol` if it passes [`validate`] for `req`, else an internal error naming what failed.
+fn checked(req: &PackRequest, sol: PackSolution) -> Result<PackSolution> {
     match validate(req, &sol) {
         Ok(()) => Ok(sol),
         Err(v) => {

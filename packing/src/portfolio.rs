@@ -1,12 +1,15 @@
 //! A deterministic portfolio: the same request packed with different search seeds, the best
 //! packing kept by the request's goal. Variants are pure functions of (request, variant), and
-//! the choice between two packings depends only on them, ties going to the lower variant, so
-//! a caller running variants on several threads and folding them in variant order gets the
-//! same answer as [`pack_portfolio`] on one thread.
+//! the choice between two packings depends only on them, ties going to the lower variant.
+//! Run as a [`Race`], a variant stops once another one finished provably optimal with less
+//! work, and the first such by work wins; so a caller racing variants on several threads
+//! gets the same answer as [`pack_portfolio`] on one thread.
 
+use crate::engine::{self, Solved};
 use crate::model::{Goal, PackRequest};
+use crate::race::Race;
 use crate::solution::PackSolution;
-use crate::{problem, solve_checked, Result};
+use crate::{checked, problem, solve_checked, Error, Result};
 
 /// Packs `req` as variant `variant` of the portfolio: variant 0 is [`crate::pack`], the others
 /// search from other seeds with the same budget. Validated like [`crate::pack`].
@@ -60,12 +63,56 @@ pub fn better_solution(
     Ok(if b_wins { b } else { a })
 }
 
-/// Packs `req` as variants `0..k` one after the other and keeps the best by
-/// [`better_solution`], folded in variant order. `k` = 1 is [`crate::pack`].
-pub fn pack_portfolio(req: &PackRequest, k: u32) -> Result<PackSolution> {
-    let mut best = pack_variant(req, 0)?;
-    for v in 1..k.max(1) {
-        best = better_solution(req, best, pack_variant(req, v)?)?;
+/// One variant's result in a [`Race`], for [`race_winner`].
+#[derive(Debug)]
+pub struct Entry(Option<(PackSolution, Option<u64>)>);
+
+impl Entry {
+    /// Whether the variant stopped because another one had won.
+    pub fn beaten(&self) -> bool {
+        self.0.is_none()
     }
-    Ok(best)
+}
+
+/// Packs `req` as variant `variant` of `race`: like [`pack_variant`], but it stops as soon
+/// as another variant of the race finished provably optimal with less work (the same
+/// request and budget give the same winner whatever runs first, see [`race_winner`]).
+pub fn pack_racing(req: &PackRequest, variant: u32, race: &Race) -> Result<Entry> {
+    match engine::solve_in(req, variant as u64, Some(race))? {
+        Solved::Packed(sol, settled) => Ok(Entry(Some((checked(req, sol)?, settled)))),
+        Solved::Beaten => Ok(Entry(None)),
+    }
+}
+
+/// The answer of a race whose entries are given in variant order: the provably optimal
+/// packing found with the least work (the lower variant on ties), else the best by
+/// [`better_solution`], folded in variant order.
+pub fn race_winner(req: &PackRequest, entries: Vec<Entry>) -> Result<PackSolution> {
+    let mut first: Option<(u64, PackSolution)> = None;
+    let mut packed = Vec::new();
+    for (sol, settled) in entries.into_iter().flat_map(|e| e.0) {
+        match settled {
+            Some(w) if first.as_ref().is_none_or(|(f, _)| w < *f) => first = Some((w, sol)),
+            Some(_) => {}
+            None => packed.push(sol),
+        }
+    }
+    if let Some((_, sol)) = first {
+        return Ok(sol);
+    }
+    let mut packed = packed.into_iter();
+    let best = packed
+        .next()
+        .ok_or_else(|| Error::Internal("every variant of the race was beaten".into()))?;
+    packed.try_fold(best, |a, b| better_solution(req, a, b))
+}
+
+/// Races variants `0..k` of `req` one after the other (see [`race_winner`]). `k` = 1 is
+/// [`crate::pack`].
+pub fn pack_portfolio(req: &PackRequest, k: u32) -> Result<PackSolution> {
+    let race = Race::new();
+    let entries = (0..k.max(1))
+        .map(|v| pack_racing(req, v, &race))
+        .collect::<Result<Vec<_>>>()?;
+    race_winner(req, entries)
 }

@@ -77,10 +77,11 @@ pub(crate) fn assign(p: &Problem) -> Assignment {
         .copied()
         .filter(|w| !p.directives.avoid.contains(w))
         .collect();
-    // Small orders weigh several splits; none can beat the bound over all splits.
+    // Small orders weigh several splits; none can beat the bound over all splits. With one
+    // warehouse to ship from there is one split and nothing to weigh.
     let total: u64 = need.iter().sum();
     let packages_first = matches!(p.goal, Goal::FewestPackages | Goal::BalancedWeight);
-    let floor = if packages_first && total as usize <= quick::CAREFUL_UNITS {
+    let floor = if packages_first && total as usize <= quick::CAREFUL_UNITS && cands.len() > 1 {
         split_bound::bound_of(p)
     } else {
         0

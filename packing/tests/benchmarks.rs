@@ -152,3 +152,40 @@ fn portfolio_keeps_the_better_variant_deterministically() {
         n
     );
 }
+
+/// A race of variants is won by the provably optimal packing found with the least work, in
+/// whatever order or on however many threads the variants run: a variant that has spent more
+/// than that stops, beaten. Here both variants reach the bound, variant 1 with more work.
+#[test]
+fn a_race_goes_to_the_first_optimal_packing_by_work() {
+    use packing::{pack_racing, race_winner, Race};
+    let req = mpv::instance(4, 50, 1).request(Orientation::Any);
+    let bound = mpv::rotation_bound(&mpv::instance(4, 50, 1)) as usize;
+    let one = packing::pack(&req).unwrap();
+    assert_eq!(one.summary.total_packages, bound);
+    let race = Race::new();
+    let first = pack_racing(&req, 0, &race).unwrap();
+    let second = pack_racing(&req, 1, &race).unwrap();
+    assert!(!first.beaten() && second.beaten());
+    assert_eq!(race_winner(&req, vec![first, second]).unwrap(), one);
+    // Variant 1 first, unopposed: it finishes at the bound too, and still loses.
+    let race = Race::new();
+    let second = pack_racing(&req, 1, &race).unwrap();
+    let first = pack_racing(&req, 0, &race).unwrap();
+    assert!(!first.beaten() && !second.beaten());
+    let lone = packing::pack_variant(&req, 1).unwrap();
+    assert_eq!(lone.summary.total_packages, bound);
+    assert_ne!(
+        lone, one,
+        "the variants must differ for this test to mean anything"
+    );
+    assert_eq!(race_winner(&req, vec![first, second]).unwrap(), one);
+    // Side by side, and as the portfolio on one thread.
+    let race = Race::new();
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| pack_racing(&req, 1, &race).unwrap());
+        (pack_racing(&req, 0, &race).unwrap(), b.join().unwrap())
+    });
+    assert_eq!(race_winner(&req, vec![a, b]).unwrap(), one);
+    assert_eq!(packing::pack_portfolio(&req, 2).unwrap(), one);
+}

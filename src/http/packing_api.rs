@@ -334,21 +334,24 @@ pub async fn optimize(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let input: OptimizeInput = body::json(&ctx.body)?;
     let (req, include_steps) = request(input)?;
     let started = Instant::now();
-    // Two portfolio variants, on two workers when the pool is idle, else one after the other
-    // on one: the better by the goal is the answer either way, so it depends only on the request.
+    // Two portfolio variants raced, on two workers when the pool is idle, else one after the
+    // other on one: the first provably optimal packing by work, else the better by the goal,
+    // is the answer either way, so it depends only on the request.
     let req = Arc::new(req);
+    let race = Arc::new(packing::Race::new());
     let (r0, r1) = (Arc::clone(&req), Arc::clone(&req));
+    let (race0, race1) = (Arc::clone(&race), race);
     let outcome = ctx
         .app
         .packing_pool
         .run_pair(
-            move || packing::pack_variant(&r0, 0),
-            move || packing::pack_variant(&r1, 1),
+            move || packing::pack_racing(&r0, 0, &race0),
+            move || packing::pack_racing(&r1, 1, &race1),
         )
         .await
         .map_err(refused)
         .map(|pair| match pair {
-            (Ok(a), Ok(b)) => packing::better_solution(&req, a, b),
+            (Ok(a), Ok(b)) => packing::race_winner(&req, vec![a, b]),
             (Err(e), _) | (_, Err(e)) => Err(e),
         })?;
     // The steps and diagrams of the chosen packing only, drawn on the pool as well.

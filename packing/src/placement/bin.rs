@@ -15,6 +15,9 @@ const CROWDED_POINTS: usize = 24;
 const PACKED: usize = 256;
 const PACKED_POINTS: usize = 4;
 
+/// Units a new box makes room for before its lists grow.
+const START_UNITS: usize = 8;
+
 /// A unit in a box.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Placed {
@@ -51,6 +54,14 @@ pub(crate) struct Bin {
     wmax: i64,
 }
 
+/// `v` in increasing order.
+#[inline]
+fn sorted3(v: V3) -> V3 {
+    let (a, b) = (v[0].min(v[1]), v[0].max(v[1]));
+    let (b, c) = (b.min(v[2]), b.max(v[2]));
+    [a.min(b), a.max(b), c]
+}
+
 /// Whether `upper`, lying anywhere above `lower` with overlapping footprints, is allowed there.
 fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
     !lower.no_load
@@ -66,25 +77,35 @@ impl Bin {
             cap,
             weight: 0,
             volume: 0,
-            placed: Vec::new(),
-            points: vec![points::Point {
-                at: [0, 0, 0],
-                room: size,
-            }],
+            placed: Vec::with_capacity(START_UNITS),
+            points: {
+                // Room for the positions a few dozen units leave, so they seldom regrow.
+                let mut v = Vec::with_capacity(4 * START_UNITS);
+                v.push(points::Point {
+                    at: [0, 0, 0],
+                    room: size,
+                });
+                v
+            },
             blocked: Vec::new(),
-            by_x: Vec::new(),
+            by_x: Vec::with_capacity(START_UNITS),
             wmax: 0,
         }
     }
 
-    /// The span of `by_x` holding the units that may relate to `c` (those starting along x
-    /// within reach of it), found by binary search.
-    fn near_span(&self, c: &Cuboid) -> (usize, usize) {
-        let (lo, hi) = (c.pos[0] - self.wmax, c.end(0));
-        let x = |i: &u32| self.placed[*i as usize].c.pos[0];
-        let start = self.by_x.partition_point(|i| x(i) < lo);
-        let end = self.by_x.partition_point(|i| x(i) <= hi);
-        (start, end.max(start))
+    /// Where the units that may relate to `c` start in `by_x` (binary search): the first one
+    /// starting along x within `wmax` before `c`.
+    fn near_start(&self, c: &Cuboid) -> usize {
+        let lo = c.pos[0] - self.wmax;
+        self.by_x
+            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo)
+    }
+
+    /// Where the units that may relate to `c` end in `by_x`, from their start `from`: past
+    /// the last one starting along x before `c` ends.
+    fn near_end(&self, from: usize, c: &Cuboid) -> usize {
+        let hi = c.end(0);
+        from + self.by_x[from..].partition_point(|&i| self.placed[i as usize].c.pos[0] <= hi)
     }
 
     pub fn capacity(&self) -> i128 {
@@ -162,6 +183,14 @@ impl Bin {
         let kind = &ctx.kinds[k as usize];
         let mut evaluated = kind.turns.len() as u64;
         let p = pt.at;
+        // Every turn is the unit's sides in some order: none fits unless the sorted sides fit
+        // in the sorted room (most positions in a filling box are too small).
+        let (sides, room) = (sorted3(kind.turns[0].dim), sorted3(pt.room));
+        if sides[0] > room[0] || sides[1] > room[1] || sides[2] > room[2] {
+            return evaluated;
+        }
+        // Where the units near the point start in `by_x` does not depend on the turn.
+        let mut start = None;
         for (t, turn) in kind.turns.iter().enumerate() {
             if (0..3).any(|a| turn.dim[a] > pt.room[a]) {
                 continue;
@@ -170,7 +199,8 @@ impl Bin {
                 pos: p,
                 dim: turn.dim,
             };
-            let (from, to) = self.near_span(&c);
+            let from = *start.get_or_insert_with(|| self.near_start(&c));
+            let to = self.near_end(from, &c);
             evaluated += 1 + (to - from) as u64;
             let Some(contact) = self.check(&c, &self.by_x[from..to], kind, ctx, merit) else {
                 continue;
@@ -195,7 +225,7 @@ impl Bin {
 
     /// Exact test of cuboid `c` for a unit of `kind`; `Some(contact area)` when feasible (the
     /// area is only computed for the contact merit).
-    /// `near` is the span of `by_x` that may relate to `c` ([`Bin::near_span`]).
+    /// `near` is the span of `by_x` that may relate to `c` ([`Bin::near_start`] to [`Bin::near_end`]).
     fn check(
         &self,
         c: &Cuboid,

@@ -8,6 +8,7 @@ mod points;
 pub(crate) use bin::{Bin, Placed};
 
 use crate::problem::{Kind, Rules};
+use crate::race::Race;
 use std::cell::Cell;
 
 /// How the best of the feasible candidates in one box is chosen.
@@ -27,12 +28,14 @@ pub(crate) enum Merit {
     Spaces,
 }
 
-/// What every placement decision needs to see: the unit kinds, the request-wide rules, and a
-/// counter of candidate evaluations, which is the deterministic unit of the work budget.
+/// What every placement decision needs to see: the unit kinds, the request-wide rules, a
+/// counter of candidate evaluations, which is the deterministic unit of the work budget, and
+/// the race this packing runs in, if any.
 pub(crate) struct Ctx<'a> {
     pub kinds: &'a [Kind],
     pub rules: &'a Rules,
     pub work: Cell<u64>,
+    pub race: Option<&'a Race>,
 }
 
 impl<'a> Ctx<'a> {
@@ -41,7 +44,14 @@ impl<'a> Ctx<'a> {
             kinds,
             rules,
             work: Cell::new(0),
+            race: None,
         }
+    }
+
+    /// Whether another variant of the race finished unbeatable with less work than this
+    /// packing has spent: this one can no longer win.
+    pub fn beaten(&self) -> bool {
+        self.race.is_some_and(|r| self.work.get() > r.settled())
     }
 
     pub fn spend(&self, n: u64) {

@@ -69,8 +69,13 @@ pub(crate) fn room_of(p: V3, pl: Placement, size: V3) -> V3 {
     for q in pl.over(p[0]) {
         clip(p, &mut room, &q.c);
     }
-    // Along x, the first unit (by x start) at or after p across its ray ends it.
-    for &i in &pl.by_x[pl.at_x(p[0])..] {
+    ray_x(p, room, pl, pl.at_x(p[0]))
+}
+
+/// `room` with its x ray ended by the first unit (by x start) at or after `p` across it;
+/// `from` is where in `by_x` the units starting at `p`'s x or later begin.
+fn ray_x(p: V3, mut room: V3, pl: Placement, from: usize) -> V3 {
+    for &i in &pl.by_x[from..] {
         let q = &pl.placed[i as usize];
         if q.c.pos[0] - p[0] >= room[0] {
             break;
@@ -113,21 +118,55 @@ fn project(p: V3, axis: usize, pl: Placement) -> V3 {
     out
 }
 
-/// Whether a unit could stand on `p`: the floor, or inside the top face of a placed unit.
-fn on_surface(p: V3, pl: Placement) -> bool {
-    p[1] == 0
-        || pl.over(p[0]).any(|q| {
-            q.c.end(1) == p[1]
-                && q.c.pos[0] <= p[0]
-                && p[0] < q.c.end(0)
-                && q.c.pos[2] <= p[2]
-                && p[2] < q.c.end(2)
-        })
-}
-
 /// The order points are kept in: lowest, then rearmost, then leftmost.
 pub(crate) fn order(p: V3) -> (i64, i64, i64) {
     (p[1], p[2], p[0])
+}
+
+/// What one scan of the units over a position's x learns about it: whether a unit holds it,
+/// whether it lies on the floor or a top, its room along the rays that scan meets, and where
+/// in `by_x` the units starting at its x or later begin.
+struct Probe {
+    inside: bool,
+    surface: bool,
+    room: V3,
+    from_x: usize,
+}
+
+/// One pass over the units whose x span may hold `p` (see [`Probe`]); stops early at a unit
+/// holding `p`. `room` is complete along y and z, and along x up to the units starting at or
+/// after `p`'s x, which [`room_of`] goes on to scan.
+fn probe(p: V3, pl: Placement, size: V3) -> Probe {
+    let mut out = Probe {
+        inside: false,
+        surface: p[1] == 0,
+        room: [size[0] - p[0], size[1] - p[1], size[2] - p[2]],
+        from_x: pl.by_x.len(),
+    };
+    let lo = pl.at_x(p[0] - pl.wmax);
+    for (j, &i) in pl.by_x.iter().enumerate().skip(lo) {
+        let q = &pl.placed[i as usize].c;
+        if q.pos[0] >= p[0] && out.from_x == pl.by_x.len() {
+            out.from_x = j;
+        }
+        if q.pos[0] > p[0] {
+            break;
+        }
+        if q.contains(p) {
+            out.inside = true;
+            return out;
+        }
+        if !out.surface
+            && q.end(1) == p[1]
+            && p[0] < q.end(0)
+            && q.pos[2] <= p[2]
+            && p[2] < q.end(2)
+        {
+            out.surface = true;
+        }
+        clip(p, &mut out.room, q);
+    }
+    out
 }
 
 /// Updates `points` (kept in [`order`]) after the last unit of `pl.placed` was added (and
@@ -135,10 +174,13 @@ pub(crate) fn order(p: V3) -> (i64, i64, i64) {
 pub(super) fn update(points: &mut Vec<Point>, pl: Placement, size: V3, support: bool) {
     let Some(last) = pl.placed.last() else { return };
     let c = last.c;
-    points.retain(|p| !c.contains(p.at));
-    for p in points.iter_mut() {
-        clip(p.at, &mut p.room, &c);
-    }
+    points.retain_mut(|p| {
+        let keep = !c.contains(p.at);
+        if keep {
+            clip(p.at, &mut p.room, &c);
+        }
+        keep
+    });
     let corners = [
         ([c.end(0), c.pos[1], c.pos[2]], [1, 2]),
         ([c.pos[0], c.end(1), c.pos[2]], [0, 2]),
@@ -151,15 +193,18 @@ pub(super) fn update(points: &mut Vec<Point>, pl: Placement, size: V3, support: 
             project(corner, axes[1], pl),
         ];
         for p in cands {
-            let at = points.partition_point(|o| order(o.at) < order(p));
-            if (0..3).any(|a| p[a] >= size[a])
-                || points.get(at).is_some_and(|o| o.at == p)
-                || pl.over(p[0]).any(|q| q.c.contains(p))
-                || (support && !on_surface(p, pl))
-            {
+            if (0..3).any(|a| p[a] >= size[a]) {
                 continue;
             }
-            let room = room_of(p, pl, size);
+            let at = points.partition_point(|o| order(o.at) < order(p));
+            if points.get(at).is_some_and(|o| o.at == p) {
+                continue;
+            }
+            let found = probe(p, pl, size);
+            if found.inside || (support && !found.surface) {
+                continue;
+            }
+            let room = ray_x(p, found.room, pl, found.from_x);
             points.insert(at, Point { at: p, room });
         }
     }
@@ -248,14 +293,22 @@ mod tests {
                 } else {
                     [0, 1, 2].map(|a| rng.range(0, size[a] - 1))
                 };
-                if (0..3).any(|a| p[a] >= size[a]) || placed.iter().any(|q| q.c.contains(p)) {
+                if (0..3).any(|a| p[a] >= size[a]) {
                     continue;
                 }
+                let found = probe(p, pl, size);
+                if placed.iter().any(|q| q.c.contains(p)) {
+                    assert!(found.inside, "{p:?}");
+                    continue;
+                }
+                assert!(!found.inside, "{p:?}");
                 assert_eq!(room_of(p, pl, size), room_all(p, &placed, size), "{p:?}");
+                let room = ray_x(p, found.room, pl, found.from_x);
+                assert_eq!(room, room_all(p, &placed, size), "{p:?}");
                 for axis in 0..3 {
                     assert_eq!(project(p, axis, pl), project_all(p, axis, &placed));
                 }
-                assert_eq!(on_surface(p, pl), surface_all(p, &placed), "{p:?}");
+                assert_eq!(found.surface, surface_all(p, &placed), "{p:?}");
             }
         }
     }
