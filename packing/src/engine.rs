@@ -344,16 +344,16 @@ mod tests {
 
     #[test]
     fn a_cart_above_the_split_bound_gets_the_harder_search() {
-        // Cart 73: the close splits packed at the request's patience need 3 boxes; the bound
+        // Cart 208: the close splits packed at the request's patience need 3 boxes; the bound
         // over every split is 2, and the harder search finds 2.
-        let req = crate::carts::cart(73);
+        let req = crate::carts::cart(208);
         let p = problem::build(&req).unwrap();
         let ctx = Ctx::new(&p.kinds, &p.rules);
         let a = select::assign(&p);
         assert_eq!(a.floor, 2);
         let first = std::iter::once(&a.units)
             .chain(&a.others)
-            .map(|s| plan_rank(&pack_split(&p, &ctx, s, 0), &p).1)
+            .map(|s| plan_rank(&pack_split(&p, &ctx, s, 0).0, &p).1)
             .min();
         assert_eq!(first, Some(3));
         let sol = crate::pack(&req).unwrap();
