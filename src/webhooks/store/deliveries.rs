@@ -1,12 +1,10 @@
-//! Deliveries: their records with the per-subscription index and the `DeliveryQueue`
+//! Deliveries: their records (keyed by subscription, then id) and the `DeliveryQueue`
 //! entry, the envelope each sends (stored once per event), and the API's transactions
 //! on them (test event, listing, retry, recover, retention pruning).
 
 use std::collections::HashSet;
 
-use storage::tables::{
-    Deliveries, DeliveriesByWebhook, DeliveryQueue, Envelopes, WebhookCursors, Webhooks,
-};
+use storage::tables::{Deliveries, DeliveryQueue, Envelopes, WebhookCursors, Webhooks};
 use storage::{abort, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail};
 
 use crate::domain::events::INVENTORY_ADJUSTED;
@@ -31,18 +29,21 @@ pub fn dequeue(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     Ok(())
 }
 
-/// Stores a new delivery with its index and queue entries.
+/// Writes `d`'s record (new or changed), without touching its queue entry.
+pub fn put_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
+    tx.insert::<Deliveries>(&(d.webhook_id, d.id), d)
+}
+
+/// Stores a new delivery with its queue entry.
 pub fn insert_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
-    tx.insert::<Deliveries>(&d.id, d)?;
-    tx.insert::<DeliveriesByWebhook>(&(d.webhook_id, d.id), &())?;
+    put_delivery(tx, d)?;
     enqueue(tx, d)
 }
 
-/// Removes a delivery with its index and queue entries.
+/// Removes a delivery with its queue entry.
 pub fn remove_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     dequeue(tx, d)?;
-    tx.remove::<DeliveriesByWebhook>(&(d.webhook_id, d.id))?;
-    tx.remove::<Deliveries>(&d.id)
+    tx.remove::<Deliveries>(&(d.webhook_id, d.id))
 }
 
 /// The envelope bytes `d` sends: a test event's own, or its event's stored once for all
@@ -118,20 +119,21 @@ pub fn list_deliveries(
     let prefix = webhook_id.to_be_bytes();
     let mut page = Vec::new();
     let mut total = 0u64;
-    for key in store.keys_with_prefix::<DeliveriesByWebhook>(&prefix).rev() {
-        let (_, delivery_id) = key?;
-        if status.is_none() {
+    if status.is_none() {
+        // Counted by key; only the page's records are read.
+        for key in store.keys_with_prefix::<Deliveries>(&prefix).rev() {
+            let key = key?;
             total += 1;
             if total as usize > offset && page.len() < limit {
-                if let Some(d) = store.get::<Deliveries>(&delivery_id)? {
+                if let Some(d) = store.get::<Deliveries>(&key)? {
                     page.push(d);
                 }
             }
-            continue;
         }
-        let Some(d) = store.get::<Deliveries>(&delivery_id)? else {
-            continue;
-        };
+        return Ok((page, total));
+    }
+    for entry in store.scan_prefix::<Deliveries>(&prefix).rev() {
+        let (_, d) = entry?;
         if Some(d.status) == status {
             total += 1;
             if total as usize > offset && page.len() < limit {
@@ -149,7 +151,7 @@ fn requeue(tx: &Tx<'_>, d: &mut DeliveryRecord, now: i64) -> Result<(), TxFail> 
     d.next_attempt_ms = Some(now);
     d.reason = None;
     d.updated_at_ms = now;
-    tx.insert::<Deliveries>(&d.id, d)?;
+    put_delivery(tx, d)?;
     enqueue(tx, d)
 }
 
@@ -164,10 +166,7 @@ pub fn retry(
         if !tx.contains::<Webhooks>(&webhook_id)? {
             return abort(WebhookError::NotFound);
         }
-        let Some(mut d) = tx
-            .get::<Deliveries>(&delivery_id)?
-            .filter(|d| d.webhook_id == webhook_id)
-        else {
+        let Some(mut d) = tx.get::<Deliveries>(&(webhook_id, delivery_id))? else {
             return abort(WebhookError::DeliveryNotFound);
         };
         if d.status != DeliveryStatus::Failed {
@@ -190,12 +189,10 @@ pub fn recover(store: &Store, webhook_id: u128, since_ms: i64, now: i64) -> TxRe
         return Err(TxError::Aborted(WebhookError::NotFound));
     }
     let mut candidates = Vec::new();
-    for key in store.keys_with_prefix::<DeliveriesByWebhook>(&webhook_id.to_be_bytes()) {
-        let (_, id) = key.map_err(TxError::Storage)?;
-        if let Some(d) = store.get::<Deliveries>(&id).map_err(TxError::Storage)? {
-            if d.status == DeliveryStatus::Failed && d.created_at_ms >= since_ms {
-                candidates.push(id);
-            }
+    for entry in store.scan_prefix::<Deliveries>(&webhook_id.to_be_bytes()) {
+        let (key, d) = entry.map_err(TxError::Storage)?;
+        if d.status == DeliveryStatus::Failed && d.created_at_ms >= since_ms {
+            candidates.push(key);
         }
     }
     let mut n = 0;
@@ -353,7 +350,7 @@ mod tests {
         let store = Store::open(&six, &Default::default()).unwrap();
         assert_eq!(queued(&store, hook).len(), 4, "all four still queued");
         for (d, body) in &before {
-            let now = store.get::<Deliveries>(&d.id).unwrap().unwrap();
+            let now = store.get::<Deliveries>(&(hook, d.id)).unwrap().unwrap();
             assert_eq!(&now, d, "the record as it was");
             assert_eq!(now.status, DeliveryStatus::Pending);
             let sent = stored_body(&store, &now).unwrap().unwrap();
@@ -370,7 +367,7 @@ mod tests {
                 dequeue(tx, &failed)?;
                 failed.status = DeliveryStatus::Failed;
                 failed.next_attempt_ms = None;
-                tx.insert::<Deliveries>(&failed.id, &failed)?;
+                put_delivery(tx, &failed)?;
                 ok(())
             })
             .unwrap();
@@ -392,7 +389,7 @@ mod tests {
         assert_eq!(prune(&store, i64::MAX).unwrap(), 4);
         assert_eq!(store.keys::<Envelopes>().count(), 4);
         for (_, _, id) in queued(&store, b) {
-            let d = store.get::<Deliveries>(&id).unwrap().unwrap();
+            let d = store.get::<Deliveries>(&(b, id)).unwrap().unwrap();
             assert!(stored_body(&store, &d).unwrap().is_some());
         }
         assert_eq!(deliver_all(&store, b), 4);
