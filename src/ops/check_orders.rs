@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use storage::tables::{
-    Deliveries, DeliveryQueue, Envelopes, InboundEventIds, OrderEvents, OrderPackages, Orders,
-    OrdersByExternalId, PackageEvents, Packages, PackagesByStatus, PackagesByTracking, PackingJobs,
-    Table, WebhookCursors, Webhooks,
+    Deliveries, DeliveriesByWebhook, DeliveryQueue, Envelopes, InboundEventIds, OrderEvents,
+    OrderPackages, Orders, OrdersByExternalId, PackageEvents, Packages, PackagesByStatus,
+    PackagesByTracking, PackingJobs, Table, WebhookCursors, Webhooks,
 };
 use storage::{DeliveryStatus, OrderStatus, PackageStatus, Store};
 
@@ -221,16 +221,7 @@ fn webhooks(store: &Store, r: &mut Report) {
     let mut deliveries: HashMap<u128, (u128, Option<i64>, DeliveryStatus)> = HashMap::new();
     for row in store.iter::<Deliveries>() {
         match row {
-            Ok(((w, did), d)) => {
-                if (w, did) != (d.webhook_id, d.id) {
-                    r.problem(format!(
-                        "webhook_deliveries: key ({}, {}) holds delivery {} of {}",
-                        id(w),
-                        id(did),
-                        id(d.id),
-                        id(d.webhook_id)
-                    ));
-                }
+            Ok((_, d)) => {
                 // Schema 7: an outbox event's envelope is stored once, for all its deliveries.
                 if d.own_body.is_none()
                     && !store.contains::<Envelopes>(&d.event_seq).unwrap_or(false)
@@ -246,11 +237,25 @@ fn webhooks(store: &Store, r: &mut Report) {
         }
     }
     count(r, Deliveries::NAME, deliveries.len() as u64);
+    let by_hook: HashSet<(u128, u128)> = r
+        .all::<DeliveriesByWebhook>(store)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     let queue: HashSet<(u128, u64, u128)> = r
         .all::<DeliveryQueue>(store)
         .into_iter()
         .map(|(k, _)| k)
         .collect();
+    for (w, did) in &by_hook {
+        if deliveries.get(did).map(|d| d.0) != Some(*w) {
+            r.problem(format!(
+                "webhook_deliveries_by_webhook: ({}, {}) has no such delivery",
+                id(*w),
+                id(*did)
+            ));
+        }
+    }
     for (w, due, did) in &queue {
         match deliveries.get(did) {
             Some((hook, Some(at), _)) if hook == w && (*at).max(0) as u64 == *due => {}
@@ -262,6 +267,12 @@ fn webhooks(store: &Store, r: &mut Report) {
         }
     }
     for (did, (w, next, status)) in &deliveries {
+        if !by_hook.contains(&(*w, *did)) {
+            r.problem(format!(
+                "delivery {}: missing from webhook_deliveries_by_webhook",
+                id(*did)
+            ));
+        }
         if let (DeliveryStatus::Pending, Some(at)) = (status, next) {
             if !queue.contains(&(*w, (*at).max(0) as u64, *did)) {
                 r.problem(format!("delivery {}: pending but not queued", id(*did)));

@@ -348,7 +348,6 @@ async fn attempt(
             // this one waits to be recorded.
             drop(own);
             let finished = Finished {
-                webhook_id,
                 delivery_id,
                 due_ms: due,
                 outcome: sent.outcome,
@@ -393,7 +392,7 @@ async fn attempt_inner(
     let handed = shared.handle.queue.take_record(delivery_id);
     let (delivery, body) = match handed.filter(|f| f.record.next_attempt_ms == Some(due)) {
         Some(f) => (Some(f.record), Some(f.body)),
-        None => (store.get::<Deliveries>(&(webhook_id, delivery_id))?, None),
+        None => (store.get::<Deliveries>(&delivery_id)?, None),
     };
     let now = now_ms();
     let d = match delivery {

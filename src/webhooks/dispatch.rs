@@ -294,8 +294,7 @@ mod tests {
         assert_eq!(cursor, seqs[7] + 1);
         // Room again: it goes on exactly where it stopped, each event once.
         for (_, due, delivery_id) in queued(&store, stuck) {
-            let done = success(stuck, delivery_id, due);
-            record_attempts(&store, &[done], &no_retries(), 1).unwrap();
+            record_attempts(&store, &[success(delivery_id, due)], &no_retries(), 1).unwrap();
         }
         store.durable_blocking().unwrap();
         fan_out_all(&store, 100);

@@ -3,7 +3,7 @@
 
 use super::store::{create, record_attempts, Finished, NewWebhook, Outcome, Rules};
 use crate::domain::events::new_event;
-use storage::tables::Deliveries;
+use storage::tables::DeliveriesByWebhook;
 use storage::tables::{DeliveryQueue, Outbox};
 use storage::Attempt;
 use storage::Store;
@@ -45,7 +45,7 @@ pub(super) fn queued(store: &Store, id: u128) -> Vec<(u128, u64, u128)> {
 
 pub(super) fn stored(store: &Store, id: u128) -> usize {
     store
-        .keys_with_prefix::<Deliveries>(&id.to_be_bytes())
+        .keys_with_prefix::<DeliveriesByWebhook>(&id.to_be_bytes())
         .count()
 }
 
@@ -54,9 +54,8 @@ pub(super) fn outbox(store: &Store) -> Vec<u64> {
 }
 
 /// A first attempt that succeeded, as the engine records it.
-pub(super) fn success(webhook_id: u128, delivery_id: u128, due: u64) -> Finished {
+pub(super) fn success(delivery_id: u128, due: u64) -> Finished {
     Finished {
-        webhook_id,
         delivery_id,
         due_ms: due as i64,
         outcome: Outcome::Delivered(Attempt {
@@ -81,7 +80,7 @@ pub(super) fn no_retries() -> Rules {
 pub(super) fn deliver_all(store: &Store, id: u128) -> usize {
     let done: Vec<Finished> = queued(store, id)
         .into_iter()
-        .map(|(webhook_id, due, delivery_id)| success(webhook_id, delivery_id, due))
+        .map(|(_, due, delivery_id)| success(delivery_id, due))
         .collect();
     let n = record_attempts(store, &done, &no_retries(), 1)
         .unwrap()

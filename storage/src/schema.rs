@@ -10,7 +10,7 @@ use crate::records::{
 use crate::tables::{Deliveries, DeliveryQueue, Envelopes, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 8;
+pub const CURRENT: u32 = 7;
 
 pub(crate) const VERSION_KEY: &str = "schema_version";
 
@@ -23,7 +23,6 @@ const MIGRATIONS: &[(u32, Migration)] = &[
     (4, count_wanted_kinds),
     (5, subscription_delivery_rules),
     (6, envelopes_once_per_event),
-    (7, deliveries_by_subscription),
 ];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
@@ -218,7 +217,7 @@ fn envelopes_once_per_event(db: &sled::Db) -> Result<()> {
     }
     let old = db.open_tree(OLD_DELIVERIES)?;
     let envelopes = db.open_tree(Envelopes::NAME)?;
-    let new = db.open_tree(V7_DELIVERIES)?;
+    let new = db.open_tree(Deliveries::NAME)?;
     let mut moved = sled::Batch::default();
     let mut n = 0;
     for entry in old.iter() {
@@ -258,42 +257,6 @@ fn envelopes_once_per_event(db: &sled::Db) -> Result<()> {
     new.apply_batch(moved)?;
     db.flush()?;
     db.drop_tree(OLD_DELIVERIES)?;
-    db.flush()?;
-    Ok(())
-}
-
-/// Schema 7's deliveries keyed by id alone, and its (subscription id, delivery id) index.
-const V7_DELIVERIES: &str = "webhook_deliveries_v7";
-const V7_DELIVERIES_BY_WEBHOOK: &str = "webhook_deliveries_by_webhook";
-
-/// 7 -> 8: deliveries are keyed by (subscription id, delivery id), which orders them as
-/// the index did, so the index goes (one sled write less per delivery). Records move
-/// unchanged to a new tree; the old trees are dropped last, so re-running it after a
-/// crash rewrites the same keys.
-fn deliveries_by_subscription(db: &sled::Db) -> Result<()> {
-    if db
-        .tree_names()
-        .iter()
-        .any(|n| n.as_ref() == V7_DELIVERIES.as_bytes())
-    {
-        let old = db.open_tree(V7_DELIVERIES)?;
-        let new = db.open_tree(Deliveries::NAME)?;
-        let mut moved = sled::Batch::default();
-        let mut n = 0;
-        for entry in old.iter() {
-            let (_, value) = entry?;
-            let d: DeliveryRecord = codec::decode(V7_DELIVERIES, &value)?;
-            moved.insert((d.webhook_id, d.id).encode(), value);
-            n += 1;
-            if n % MIGRATE_CHUNK == 0 {
-                new.apply_batch(std::mem::take(&mut moved))?;
-            }
-        }
-        new.apply_batch(moved)?;
-        db.flush()?;
-        db.drop_tree(V7_DELIVERIES)?;
-    }
-    db.drop_tree(V7_DELIVERIES_BY_WEBHOOK)?;
     db.flush()?;
     Ok(())
 }
@@ -645,11 +608,8 @@ mod tests {
                 .map(|v| codec::decode(Envelopes::NAME, &v).unwrap())
         };
         for d in &v6 {
-            let got: DeliveryRecord = codec::decode(
-                Deliveries::NAME,
-                &new.get((7u128, d.id).encode()).unwrap().unwrap(),
-            )
-            .unwrap();
+            let got: DeliveryRecord =
+                codec::decode(Deliveries::NAME, &new.get(d.id.encode()).unwrap().unwrap()).unwrap();
             // What it sends: the same bytes as before, from the envelope or its own.
             let sent = got.own_body.clone().or_else(|| envelope(got.event_seq));
             assert_eq!(sent.as_deref(), Some(d.body.as_str()), "delivery {}", d.id);
@@ -677,68 +637,6 @@ mod tests {
         // A re-run (a crash before the version was written) changes nothing.
         envelopes_once_per_event(&db).unwrap();
         assert_eq!((new.len(), envelopes.len()), (4, 2));
-        assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
-    }
-
-    #[test]
-    fn schema_7_deliveries_are_keyed_by_subscription_and_the_index_goes() {
-        let (db, meta) = db_at(7);
-        let old = db.open_tree(V7_DELIVERIES).unwrap();
-        let index = db.open_tree(V7_DELIVERIES_BY_WEBHOOK).unwrap();
-        let mut stored = Vec::new();
-        for (id, webhook) in [(3u128, 9u128), (1, 7), (2, 9)] {
-            let v6 = v6_delivery(id, 4, "", DeliveryStatus::Pending);
-            let d = DeliveryRecord {
-                id,
-                webhook_id: webhook,
-                event_seq: v6.event_seq,
-                event_id: v6.event_id,
-                event_kind: v6.event_kind,
-                own_body: None,
-                status: v6.status,
-                attempts: v6.attempts,
-                round_start: 0,
-                next_attempt_ms: v6.next_attempt_ms,
-                reason: None,
-                created_at_ms: 1,
-                updated_at_ms: 2,
-            };
-            old.insert(id.encode(), codec::encode(&d)).unwrap();
-            index
-                .insert((webhook, id).encode(), codec::encode(&()))
-                .unwrap();
-            stored.push(d);
-        }
-        assert_eq!(upgrade(&db, &meta).unwrap(), 7);
-        let new = db.open_tree(Deliveries::NAME).unwrap();
-        let keys: Vec<(u128, u128)> = new
-            .iter()
-            .keys()
-            .map(|k| <(u128, u128)>::decode(&k.unwrap()).unwrap())
-            .collect();
-        assert_eq!(
-            keys,
-            vec![(7, 1), (9, 2), (9, 3)],
-            "per subscription, by id"
-        );
-        for d in &stored {
-            let got: DeliveryRecord = codec::decode(
-                Deliveries::NAME,
-                &new.get((d.webhook_id, d.id).encode()).unwrap().unwrap(),
-            )
-            .unwrap();
-            assert_eq!(&got, d);
-        }
-        let names = db.tree_names();
-        for gone in [V7_DELIVERIES, V7_DELIVERIES_BY_WEBHOOK] {
-            assert!(
-                !names.iter().any(|n| n.as_ref() == gone.as_bytes()),
-                "{gone}"
-            );
-        }
-        // A re-run (a crash before the version was written) changes nothing.
-        deliveries_by_subscription(&db).unwrap();
-        assert_eq!(new.len(), 3);
         assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
     }
 }

@@ -82,10 +82,11 @@ tables! {
     OrdersByExternalId = "orders_by_external_id": String => u128;
     /// Outbound webhook subscriptions by id (UUIDv7).
     Webhooks = "webhooks": u128 => WebhookRecord;
-    /// Webhook deliveries (one per event and subscription) by (subscription id, delivery
-    /// id (UUIDv7)): one subscription's deliveries, oldest first, without an index to
-    /// write. Schema 7 keyed them by id alone beside an index (see the 7 -> 8 migration).
-    Deliveries = "webhook_deliveries_v8": (u128, u128) => DeliveryRecord;
+    /// Webhook deliveries (one per event and subscription) by id (UUIDv7). Schema 6 kept
+    /// them, envelope included, in `webhook_deliveries` (see the 6 -> 7 migration).
+    Deliveries = "webhook_deliveries_v7": u128 => DeliveryRecord;
+    /// (subscription id, delivery id): one subscription's deliveries, oldest first.
+    DeliveriesByWebhook = "webhook_deliveries_by_webhook": (u128, u128) => ();
     /// (subscription id, due unix ms, delivery id): pending attempts, per subscription in
     /// due order, so the scheduler reads only the queues of subscriptions with a free
     /// permit and a hanging endpoint's backlog is never scanned past.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use storage::tables::{Deliveries, DeliveryQueue, Webhooks};
 use storage::{Attempt, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail, WebhookRecord};
 
-use super::deliveries::{dequeue, enqueue, put_delivery, remove_delivery};
+use super::deliveries::{dequeue, enqueue, remove_delivery};
 use super::subscriptions::disable;
 use super::types::ok;
 use crate::domain::time_fmt::rfc3339;
@@ -30,7 +30,6 @@ pub enum Outcome {
 
 /// One finished attempt of the delivery that was due at `due_ms`.
 pub struct Finished {
-    pub webhook_id: u128,
     pub delivery_id: u128,
     pub due_ms: i64,
     pub outcome: Outcome,
@@ -92,7 +91,7 @@ fn apply_attempt(
     hooks: &mut HashMap<u128, Option<(WebhookRecord, bool)>>,
     out: &mut Recorded,
 ) -> Result<bool, TxFail> {
-    let Some(mut d) = tx.get::<Deliveries>(&(f.webhook_id, f.delivery_id))? else {
+    let Some(mut d) = tx.get::<Deliveries>(&f.delivery_id)? else {
         return Ok(false);
     };
     if d.status != DeliveryStatus::Pending || d.next_attempt_ms != Some(f.due_ms) {
@@ -131,7 +130,7 @@ fn apply_attempt(
             }
         }
     }
-    put_delivery(tx, &d)?;
+    tx.insert::<Deliveries>(&d.id, &d)?;
     enqueue(tx, &d)?;
     if let Some(due) = d.next_attempt_ms {
         out.due_again.push((d.webhook_id, due.max(0), d.id));
@@ -217,7 +216,7 @@ pub fn cancel_queued(
     now: i64,
 ) -> storage::Result<()> {
     let r = store.transact(|tx| {
-        let Some(mut d) = tx.get::<Deliveries>(&(webhook_id, delivery_id))? else {
+        let Some(mut d) = tx.get::<Deliveries>(&delivery_id)? else {
             tx.remove::<DeliveryQueue>(&(webhook_id, due_ms.max(0) as u64, delivery_id))?;
             return ok(());
         };
@@ -233,7 +232,7 @@ pub fn cancel_queued(
                 d.next_attempt_ms = None;
                 d.reason = Some(reason.to_string());
                 d.updated_at_ms = now;
-                put_delivery(tx, &d)?;
+                tx.insert::<Deliveries>(&d.id, &d)?;
             }
         }
         ok(())

@@ -1,10 +1,12 @@
-//! Deliveries: their records (keyed by subscription, then id) and the `DeliveryQueue`
+//! Deliveries: their records with the per-subscription index and the `DeliveryQueue`
 //! entry, the envelope each sends (stored once per event), and the API's transactions
 //! on them (test event, listing, retry, recover, retention pruning).
 
 use std::collections::HashSet;
 
-use storage::tables::{Deliveries, DeliveryQueue, Envelopes, WebhookCursors, Webhooks};
+use storage::tables::{
+    Deliveries, DeliveriesByWebhook, DeliveryQueue, Envelopes, WebhookCursors, Webhooks,
+};
 use storage::{abort, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail};
 
 use crate::domain::events::INVENTORY_ADJUSTED;
@@ -29,21 +31,18 @@ pub fn dequeue(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     Ok(())
 }
 
-/// Writes `d`'s record (new or changed), without touching its queue entry.
-pub fn put_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
-    tx.insert::<Deliveries>(&(d.webhook_id, d.id), d)
-}
-
-/// Stores a new delivery with its queue entry.
+/// Stores a new delivery with its index and queue entries.
 pub fn insert_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
-    put_delivery(tx, d)?;
+    tx.insert::<Deliveries>(&d.id, d)?;
+    tx.insert::<DeliveriesByWebhook>(&(d.webhook_id, d.id), &())?;
     enqueue(tx, d)
 }
 
-/// Removes a delivery with its queue entry.
+/// Removes a delivery with its index and queue entries.
 pub fn remove_delivery(tx: &Tx<'_>, d: &DeliveryRecord) -> Result<(), TxFail> {
     dequeue(tx, d)?;
-    tx.remove::<Deliveries>(&(d.webhook_id, d.id))
+    tx.remove::<DeliveriesByWebhook>(&(d.webhook_id, d.id))?;
+    tx.remove::<Deliveries>(&d.id)
 }
 
 /// The envelope bytes `d` sends: a test event's own, or its event's stored once for all
@@ -119,21 +118,20 @@ pub fn list_deliveries(
     let prefix = webhook_id.to_be_bytes();
     let mut page = Vec::new();
     let mut total = 0u64;
-    if status.is_none() {
-        // Counted by key; only the page's records are read.
-        for key in store.keys_with_prefix::<Deliveries>(&prefix).rev() {
-            let key = key?;
+    for key in store.keys_with_prefix::<DeliveriesByWebhook>(&prefix).rev() {
+        let (_, delivery_id) = key?;
+        if status.is_none() {
             total += 1;
             if total as usize > offset && page.len() < limit {
-                if let Some(d) = store.get::<Deliveries>(&key)? {
+                if let Some(d) = store.get::<Deliveries>(&delivery_id)? {
                     page.push(d);
                 }
             }
+            continue;
         }
-        return Ok((page, total));
-    }
-    for entry in store.scan_prefix::<Deliveries>(&prefix).rev() {
-        let (_, d) = entry?;
+        let Some(d) = store.get::<Deliveries>(&delivery_id)? else {
+            continue;
+        };
         if Some(d.status) == status {
             total += 1;
             if total as usize > offset && page.len() < limit {
@@ -151,7 +149,7 @@ fn requeue(tx: &Tx<'_>, d: &mut DeliveryRecord, now: i64) -> Result<(), TxFail> 
     d.next_attempt_ms = Some(now);
     d.reason = None;
     d.updated_at_ms = now;
-    put_delivery(tx, d)?;
+    tx.insert::<Deliveries>(&d.id, d)?;
     enqueue(tx, d)
 }
 
@@ -166,7 +164,10 @@ pub fn retry(
         if !tx.contains::<Webhooks>(&webhook_id)? {
             return abort(WebhookError::NotFound);
         }
-        let Some(mut d) = tx.get::<Deliveries>(&(webhook_id, delivery_id))? else {
+        let Some(mut d) = tx
+            .get::<Deliveries>(&delivery_id)?
+            .filter(|d| d.webhook_id == webhook_id)
+        else {
             return abort(WebhookError::DeliveryNotFound);
         };
         if d.status != DeliveryStatus::Failed {
@@ -189,10 +190,12 @@ pub fn recover(store: &Store, webhook_id: u128, since_ms: i64, now: i64) -> TxRe
         return Err(TxError::Aborted(WebhookError::NotFound));
     }
     let mut candidates = Vec::new();
-    for entry in store.scan_prefix::<Deliveries>(&webhook_id.to_be_bytes()) {
-        let (key, d) = entry.map_err(TxError::Storage)?;
-        if d.status == DeliveryStatus::Failed && d.created_at_ms >= since_ms {
-            candidates.push(key);
+    for key in store.keys_with_prefix::<DeliveriesByWebhook>(&webhook_id.to_be_bytes()) {
+        let (_, id) = key.map_err(TxError::Storage)?;
+        if let Some(d) = store.get::<Deliveries>(&id).map_err(TxError::Storage)? {
+            if d.status == DeliveryStatus::Failed && d.created_at_ms >= since_ms {
+                candidates.push(id);
+            }
         }
     }
     let mut n = 0;
@@ -350,7 +353,7 @@ mod tests {
         let store = Store::open(&six, &Default::default()).unwrap();
         assert_eq!(queued(&store, hook).len(), 4, "all four still queued");
         for (d, body) in &before {
-            let now = store.get::<Deliveries>(&(hook, d.id)).unwrap().unwrap();
+            let now = store.get::<Deliveries>(&d.id).unwrap().unwrap();
             assert_eq!(&now, d, "the record as it was");
             assert_eq!(now.status, DeliveryStatus::Pending);
             let sent = stored_body(&store, &now).unwrap().unwrap();
@@ -367,7 +370,7 @@ mod tests {
                 dequeue(tx, &failed)?;
                 failed.status = DeliveryStatus::Failed;
                 failed.next_attempt_ms = None;
-                put_delivery(tx, &failed)?;
+                tx.insert::<Deliveries>(&failed.id, &failed)?;
                 ok(())
             })
             .unwrap();
@@ -389,7 +392,7 @@ mod tests {
         assert_eq!(prune(&store, i64::MAX).unwrap(), 4);
         assert_eq!(store.keys::<Envelopes>().count(), 4);
         for (_, _, id) in queued(&store, b) {
-            let d = store.get::<Deliveries>(&(b, id)).unwrap().unwrap();
+            let d = store.get::<Deliveries>(&id).unwrap().unwrap();
             assert!(stored_body(&store, &d).unwrap().is_some());
         }
         assert_eq!(deliver_all(&store, b), 4);
