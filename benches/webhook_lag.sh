@@ -7,6 +7,7 @@
 #   bash benches/webhook_lag.sh                     # 500 and 1000 orders/s, 60 s each
 #   LAG_RATES="500" LAG_SECS=20 bash benches/webhook_lag.sh
 #   WEBHOOK_BIN=/dir bash benches/webhook_lag.sh    # prebuilt fulfilld and webhook_load in /dir
+#   LAG_ERRORS=1 bash benches/webhook_lag.sh        # also count failed attempts' errors (jq)
 #
 # Targets: p99 under 1 s at 500 orders/s and under 2 s at 1,000 orders/s.
 # Only 127.0.0.1 is used; servers stop when their run (or the script) ends.
@@ -53,6 +54,19 @@ for rate in $RATES; do
     # What the run cost the writer: commit batches and their writes, fdatasyncs, attempts.
     curl -sk "$API/metrics" | grep -E '^fulfilld_(storage_commit_batch_writes_(count|sum)|storage_fsync_duration_seconds_(count|sum)|webhook_deliveries_total)' \
         | sed 's/^/metrics: /' || true
+    # LAG_ERRORS=1: the errors of failed attempts (the receiver always answers 200, so
+    # each is a transport error), counted by text, read from the deliveries API.
+    if [ -n "${LAG_ERRORS:-}" ]; then
+        command -v jq >/dev/null || die "LAG_ERRORS needs jq"
+        get() { curl -sk -H "X-API-Key: $KEY" "$API$1"; }
+        for hook in $(get "/api/webhooks?limit=200" | jq -r '.webhooks[].id'); do
+            n=$(get "/api/webhooks/$hook/deliveries?limit=1" | jq '.pagination.total')
+            for ((off = 0; off < n; off += 200)); do
+                get "/api/webhooks/$hook/deliveries?limit=200&offset=$off"
+            done
+        done | jq -r '.deliveries[].attempts[] | select(.error != null) | .error' \
+            | sort | uniq -c | sort -rn | head -10 | sed 's/^/attempt errors: /'
+    fi
     stop_fulfilld
     rm -rf "$data"
 done
