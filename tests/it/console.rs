@@ -119,7 +119,7 @@ async fn an_operator_finds_an_order_by_external_id_opens_it_and_cancels_it() {
     b.click("#order-search button[type=submit]").await;
     b.at("/console/orders?q=SHOP-1002").await;
     b.text("span", "1-1 of 1").await;
-    b.text("a", "SHOP-1002").await.click().await.unwrap();
+    b.click_text("a", "SHOP-1002").await;
     b.text("h1", "Order SHOP-1002").await;
     b.text("#order-events", "Order created").await;
     let id = b.path().await.rsplit('/').next().unwrap().to_string();
@@ -153,7 +153,7 @@ async fn adjusting_stock_in_the_console_shows_the_audit_entry() {
         return;
     };
     b.click("nav a[href='/console/inventory']").await;
-    b.text("a", "LAMP").await.click().await.unwrap();
+    b.click_text("a", "LAMP").await;
     b.at(&format!("/console/inventory/{id}")).await;
     b.text("#on-hand", "100").await;
     b.fill("#adjust-delta", "-3").await;
@@ -214,7 +214,7 @@ async fn an_admin_retries_a_failed_delivery_and_the_receiver_gets_it() {
         return;
     };
     b.click("nav a[href='/console/webhooks']").await;
-    b.text("a", &r.url).await.click().await.unwrap();
+    b.click_text("a", &r.url).await;
     b.text("h1", "Webhook").await;
     b.css("#delivery-filter select")
         .await

@@ -140,7 +140,31 @@ impl Browser {
     }
 
     pub async fn click(&self, selector: &str) {
-        self.css(selector).await.click().await.expect("click");
+        self.click_found(selector, || self.css(selector)).await;
+    }
+
+    /// Clicks the element with this tag name containing `text` (see [`Browser::text`]).
+    pub async fn click_text(&self, tag: &str, text: &str) {
+        self.click_found(text, || self.text(tag, text)).await;
+    }
+
+    /// Clicks what `find` waits for; when the page rendered it again between the find and
+    /// the click (a list drawn from the cache, then from the server), finds it again.
+    async fn click_found<F, Fut>(&self, what: &str, find: F)
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Element>,
+    {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match find().await.click().await {
+                Ok(()) => return,
+                Err(e)
+                    if e.is_stale_element_reference() && tokio::time::Instant::now() < deadline => {
+                }
+                Err(e) => panic!("click {what}: {e}"),
+            }
+        }
     }
 
     pub async fn path(&self) -> String {
