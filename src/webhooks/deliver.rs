@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bytes::Bytes;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 use storage::tables::{Deliveries, Webhooks};
@@ -27,7 +26,7 @@ use super::hints::not_before;
 use super::queue::RESYNC;
 use super::record;
 use super::sign::headers;
-use super::store::{cancel_queued, stored_body, Finished, Outcome, Rules};
+use super::store::{cancel_queued, Finished, Outcome, Rules};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
@@ -98,19 +97,19 @@ impl Sender {
         })
     }
 
-    /// One signed POST of the delivery's envelope `body`; never returns an error, only
-    /// an outcome.
-    pub async fn send(&self, hook: &WebhookRecord, d: &DeliveryRecord, body: Bytes) -> Sent {
+    /// One signed POST of the delivery's envelope; never returns an error, only an
+    /// outcome.
+    pub async fn send(&self, hook: &WebhookRecord, d: &DeliveryRecord) -> Sent {
         let at_ms = now_ms();
         let mut request = self
             .client
             .post(&hook.url)
             .header("content-type", "application/json");
-        for (name, value) in headers(hook, &d.event_id, &body, at_ms) {
+        for (name, value) in headers(hook, &d.event_id, d.body.as_bytes(), at_ms) {
             request = request.header(name, value);
         }
         let started = Instant::now();
-        let result = request.body(body).send().await;
+        let result = request.body(d.body.clone()).send().await;
         let latency_ms = started.elapsed().as_millis() as u64;
         let attempt = |status_code: Option<u16>, error: Option<String>| Attempt {
             at_ms,
@@ -275,20 +274,11 @@ fn schedule(
         if let Some(until) = held {
             sooner(until);
         }
-        // The record is read only for a subscription that may start something (free
-        // permits, or none known yet): a pass is woken by every finished attempt, and
-        // most subscriptions then have nothing to start.
-        let known = per_hook.get(&webhook_id).map(|p| p.sem.available_permits());
-        let hook = match (held, known) {
-            (Some(_), Some(_)) | (_, Some(0)) => None,
-            _ => Some(shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new)),
-        };
+        // Read once per pass and handed to the attempts it starts.
+        let hook = shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new);
         let size = match &hook {
-            Some(Some(h)) if h.ordered => 1,
-            Some(_) => PER_WEBHOOK_CONCURRENCY,
-            None => per_hook
-                .get(&webhook_id)
-                .map_or(PER_WEBHOOK_CONCURRENCY, |p| p.size),
+            Some(h) if h.ordered => 1,
+            _ => PER_WEBHOOK_CONCURRENCY,
         };
         let permits = per_hook
             .entry(webhook_id)
@@ -298,15 +288,14 @@ fn schedule(
             *permits = Permits::new(size);
         }
         let sem = &permits.sem;
-        let free = match (held, &hook) {
-            (Some(_), _) | (_, None) => 0,
-            _ => sem.available_permits().min(global.available_permits()),
+        let free = match held {
+            Some(_) => 0,
+            None => sem.available_permits().min(global.available_permits()),
         };
         let (taken, later) = queue.take_due(webhook_id, now, free);
         if let Some(at) = later {
             sooner(at);
         }
-        let hook = hook.flatten();
         for (due, delivery_id) in taken {
             // Only this loop takes permits, so what was free above still is.
             let (Ok(own), Ok(all)) = (
@@ -390,27 +379,15 @@ async fn attempt_inner(
 ) -> storage::Result<Option<Sent>> {
     let store = &shared.store;
     let handed = shared.handle.queue.take_record(delivery_id);
-    let (delivery, body) = match handed.filter(|f| f.record.next_attempt_ms == Some(due)) {
-        Some(f) => (Some(f.record), Some(f.body)),
-        None => (store.get::<Deliveries>(&delivery_id)?, None),
+    let delivery = match handed.filter(|d| d.next_attempt_ms == Some(due)) {
+        Some(d) => Some(d),
+        None => store.get::<Deliveries>(&delivery_id)?,
     };
     let now = now_ms();
     let d = match delivery {
         Some(d) if d.status == DeliveryStatus::Pending && d.next_attempt_ms == Some(due) => d,
         // A stale queue entry (its delivery moved on): remove it.
         _ => return cancel_queued(store, webhook_id, delivery_id, due, None, now).map(|()| None),
-    };
-    let body = match body {
-        Some(body) => body,
-        None => match stored_body(store, &d)? {
-            Some(body) => Bytes::from(body),
-            None => {
-                tracing::error!(delivery = %uuid::Uuid::from_u128(delivery_id), "webhook delivery has no stored envelope");
-                let reason = Some("its envelope is missing from the database");
-                return cancel_queued(store, webhook_id, delivery_id, due, reason, now)
-                    .map(|()| None);
-            }
-        },
     };
     let Some(hook) = hook else {
         // The subscription was deleted: its deliveries are dropped.
@@ -425,5 +402,5 @@ async fn attempt_inner(
         return cancel_queued(store, webhook_id, delivery_id, due, Some(reason), now)
             .map(|()| None);
     }
-    Ok(Some(shared.sender.send(&hook, &d, body).await))
+    Ok(Some(shared.sender.send(&hook, &d).await))
 }

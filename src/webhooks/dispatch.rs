@@ -11,13 +11,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use bytes::Bytes;
 #[cfg(test)]
 use storage::tables::DeliveryQueue;
-use storage::tables::{Envelopes, Outbox, WebhookCursors};
-use storage::{abort, Abort, Key, OutboxEvent, Store, TxError};
+use storage::tables::{Outbox, WebhookCursors};
+use storage::{abort, Abort, Key, Store, TxError};
 
-use super::queue::Fresh;
 use super::sign::envelope;
 use super::store::{all, insert_delivery, pending_delivery};
 use super::Handle;
@@ -33,7 +31,7 @@ use crate::shutdown::Shutdown;
 pub const BACKLOG: usize = 2048;
 /// Outbox events looked at per subscription and pass.
 const SCAN: usize = 512;
-/// Bytes one fan-out transaction may write, to keep commit batches small.
+/// Envelope bytes one fan-out transaction may write, to keep commit batches small.
 const BATCH_BYTES: usize = 1 << 20;
 const POLL: Duration = Duration::from_millis(100);
 
@@ -50,20 +48,12 @@ struct Planned {
 #[derive(Default)]
 pub struct Fanned {
     pub moved: usize,
-    pub queued: Vec<Fresh>,
+    pub queued: Vec<storage::DeliveryRecord>,
 }
-
-/// What a delivery record costs the fan-out transaction, beside its event's envelope.
-const RECORD_BYTES: usize = 160;
 
 /// Fans out one pass: for every subscription with room under `backlog` (given
 /// `unfinished`, its deliveries not yet finished), the events after its cursor, as many
 /// as fit.
-///
-/// The outbox is read once per pass for all subscriptions (a window from the lowest
-/// cursor among them; one whose cursor is past it reads its own), each event's envelope
-/// is built once, stored once in `Envelopes` (unless an earlier pass stored it) and
-/// shared by its deliveries, whose records carry only ids, status and schedule.
 pub fn fan_out(
     store: &Store,
     backlog: usize,
@@ -75,9 +65,14 @@ pub fn fan_out(
         Some(k) => k?,
         None => return Ok(Fanned::default()),
     };
+    // Plan outside the transaction; an envelope is built once per event and pass.
+    let mut envelopes: HashMap<u64, String> = HashMap::new();
     let mut plans = Vec::new();
-    let mut wanting = Vec::new();
+    let mut bytes = 0;
     for h in &hooks {
+        if bytes > BATCH_BYTES {
+            break;
+        }
         let Some(from) = store.get::<WebhookCursors>(&h.id)? else {
             continue; // deleted meanwhile
         };
@@ -98,54 +93,26 @@ pub fn fan_out(
         // delivered or failed for good: one delivery at a time, in commit order.
         let backlog = if h.ordered { 1 } else { backlog };
         let room = backlog.saturating_sub(unfinished(h.id));
-        if room > 0 {
-            wanting.push((h, from, room));
+        if room == 0 {
+            continue;
         }
-    }
-    // As many events as the roomiest subscription can take (an event is one delivery
-    // per subscription with every kind), so a pass near the bound decodes few.
-    let most = wanting.iter().map(|w| w.2).max().unwrap_or(0).min(SCAN);
-    let window = match wanting.iter().map(|w| w.1).min() {
-        Some(lowest) => read_events(store, lowest, most)?,
-        None => Vec::new(),
-    };
-    // Per event of this pass: its envelope, and whether it still has to be stored.
-    let mut envelopes: HashMap<u64, (Bytes, bool)> = HashMap::new();
-    let mut bytes = 0;
-    for (h, from, room) in wanting {
-        if bytes > BATCH_BYTES {
-            break;
-        }
-        let own;
-        let events: &[(u64, OutboxEvent)] = match window.last() {
-            Some((last, _)) if from <= *last => {
-                &window[window.partition_point(|(seq, _)| *seq < from)..]
-            }
-            _ => {
-                own = read_events(store, from, room.min(SCAN))?;
-                &own
-            }
-        };
         let mut next = from;
         let mut deliveries = Vec::new();
-        for (seq, e) in events {
+        for row in store.range::<Outbox, _>(from.encode()..).take(SCAN) {
+            let (seq, e) = row?;
             if deliveries.len() == room || bytes > BATCH_BYTES {
                 break;
             }
             next = seq + 1;
-            if *seq <= h.created_seq || !h.events.contains(&e.kind) {
+            if seq <= h.created_seq || !h.events.contains(&e.kind) {
                 continue;
             }
-            if !envelopes.contains_key(seq) {
-                let body = envelope(&e.id, &e.kind, &e.timestamp, &e.data_json);
-                let new = !store.contains::<Envelopes>(seq)?;
-                if new {
-                    bytes += body.len();
-                }
-                envelopes.insert(*seq, (Bytes::from(body), new));
-            }
-            bytes += RECORD_BYTES;
-            deliveries.push(pending_delivery(h.id, *seq, &e.id, &e.kind, None, now));
+            let body = envelopes
+                .entry(seq)
+                .or_insert_with(|| envelope(&e.id, &e.kind, &e.timestamp, &e.data_json))
+                .clone();
+            bytes += body.len();
+            deliveries.push(pending_delivery(h.id, seq, &e.id, &e.kind, body, now));
         }
         if next != from {
             plans.push(Planned {
@@ -171,34 +138,16 @@ pub fn fan_out(
             }
             tx.insert::<WebhookCursors>(&p.webhook_id, &p.next)?;
         }
-        for (seq, (body, new)) in &envelopes {
-            if *new {
-                let text = std::str::from_utf8(body).expect("an envelope is text");
-                tx.insert::<Envelopes>(seq, &text.to_string())?;
-            }
-        }
         Ok::<_, Abort<()>>(())
     });
     match r {
         Ok(()) => Ok(Fanned {
             moved: plans.len(),
-            queued: plans
-                .into_iter()
-                .flat_map(|p| p.deliveries)
-                .map(|record| Fresh {
-                    body: envelopes[&record.event_seq].0.clone(),
-                    record,
-                })
-                .collect(),
+            queued: plans.into_iter().flat_map(|p| p.deliveries).collect(),
         }),
         Err(TxError::Aborted(())) => Ok(Fanned::default()),
         Err(TxError::Storage(e)) => Err(e),
     }
-}
-
-/// Up to `n` outbox events from sequence number `from` on.
-fn read_events(store: &Store, from: u64, n: usize) -> storage::Result<Vec<(u64, OutboxEvent)>> {
-    store.range::<Outbox, _>(from.encode()..).take(n).collect()
 }
 
 /// Runs until shutdown: fans out while there is room, makes the deliveries durable and

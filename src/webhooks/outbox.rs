@@ -69,7 +69,7 @@ pub fn prune_outbox(store: &Store, cutoff_ms: i64) -> storage::Result<usize> {
 }
 
 /// Removes the outbox events every subscription's cursor has passed: each one became its
-/// deliveries (whose envelope fan-out stored in `Envelopes`) or was not for that
+/// deliveries (which carry their own copy of the envelope) or was not for that
 /// subscription, and a subscription created later starts after it. Without this, events
 /// would stay for the whole retention although nothing reads them again. The newest key
 /// is read before the cursors: a subscription not visible yet was committed after that

@@ -28,13 +28,6 @@ pub const RESYNC: Duration = Duration::from_secs(10);
 /// One queued delivery: its subscription, due time (unix ms) and id.
 pub type Entry = (u128, i64, u128);
 
-/// A pending delivery fan-out made, with the envelope it sends (one allocation shared
-/// by the deliveries of an event), for its first attempt.
-pub struct Fresh {
-    pub record: DeliveryRecord,
-    pub body: bytes::Bytes,
-}
-
 #[derive(Default)]
 pub struct DueQueue {
     inner: Mutex<Inner>,
@@ -50,9 +43,8 @@ struct Inner {
     in_flight: HashMap<u128, (u128, i64)>,
     /// Per subscription, how many of `in_flight` are its.
     flying: HashMap<u128, usize>,
-    /// Records fan-out wrote, with their envelopes, until their first attempt takes
-    /// them.
-    records: HashMap<u128, Fresh>,
+    /// Records fan-out wrote, until their first attempt takes them.
+    records: HashMap<u128, DeliveryRecord>,
 }
 
 impl Inner {
@@ -93,25 +85,23 @@ impl DueQueue {
 
     /// Pending deliveries fan-out just made durable: queued, each with its record for
     /// its first attempt. One a resync already handed to an attempt is not queued again.
-    pub fn add_fanned(&self, records: impl IntoIterator<Item = Fresh>) {
+    pub fn add_fanned(&self, records: impl IntoIterator<Item = DeliveryRecord>) {
         let mut inner = self.inner.lock().unwrap();
-        for f in records {
-            let d = &f.record;
+        for d in records {
             let Some(due) = d.next_attempt_ms else {
                 continue;
             };
             if inner.in_flight.contains_key(&d.id) {
                 continue;
             }
-            let (hook, id) = (d.webhook_id, d.id);
-            inner.queue(hook, due.max(0), id);
-            inner.records.insert(id, f);
+            inner.queue(d.webhook_id, due.max(0), d.id);
+            inner.records.insert(d.id, d);
         }
     }
 
     /// The record fan-out wrote for this delivery, if its first attempt has not taken it
     /// yet (after a restart or a resync there is none: storage has it).
-    pub fn take_record(&self, id: u128) -> Option<Fresh> {
+    pub fn take_record(&self, id: u128) -> Option<DeliveryRecord> {
         self.inner.lock().unwrap().records.remove(&id)
     }
 
@@ -307,13 +297,10 @@ mod tests {
 
     #[test]
     fn fanned_records_go_to_their_first_attempt_and_unfinished_counts_queued_and_in_flight() {
-        let record = |hook: u128, id: u128, due: i64| Fresh {
-            record: storage::DeliveryRecord {
-                id,
-                next_attempt_ms: Some(due),
-                ..crate::webhooks::store::pending_delivery(hook, 1, "e", "k", None, due)
-            },
-            body: bytes::Bytes::from_static(b"{}"),
+        let record = |hook: u128, id: u128, due: i64| DeliveryRecord {
+            id,
+            next_attempt_ms: Some(due),
+            ..crate::webhooks::store::pending_delivery(hook, 1, "e", "k", "{}".into(), due)
         };
         let q = DueQueue::default();
         q.add_fanned([record(1, 10, 5), record(1, 11, 6), record(2, 20, 5)]);
@@ -325,7 +312,7 @@ mod tests {
         assert_eq!(taken, vec![(5, 10)]);
         // In flight still counts; its record is there once.
         assert_eq!(q.unfinished(1), 2);
-        assert_eq!(q.take_record(10).map(|f| f.record.id), Some(10));
+        assert_eq!(q.take_record(10).map(|d| d.id), Some(10));
         assert!(q.take_record(10).is_none());
         // Not started: back with its record.
         assert_eq!(q.take_due(1, 6, 8).0, vec![(6, 11)]);

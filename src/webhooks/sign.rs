@@ -106,11 +106,9 @@ pub fn signature(secret: &str, timestamp: &str, body: &[u8]) -> String {
     mac.update(b".");
     mac.update(body);
     let digest = mac.finalize().into_bytes();
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(64);
     for b in digest {
-        hex.push(HEX[usize::from(b >> 4)] as char);
-        hex.push(HEX[usize::from(b & 15)] as char);
+        hex.push_str(&format!("{b:02x}"));
     }
     hex
 }

@@ -44,7 +44,6 @@ pub use hold::unheld;
 pub use keys::Key;
 pub use observe::CommitObserver;
 pub use records::*;
-pub use schema::schema_6_delivery;
 pub use schema::CURRENT as SCHEMA_VERSION;
 pub use tables::{Table, TABLE_NAMES};
 pub use txn::{abort, Abort, Tx, TxFail};
@@ -234,15 +233,6 @@ impl Store {
         match found {
             Some(bytes) => codec::decode(T::NAME, &bytes).map(Some),
             None => Ok(None),
-        }
-    }
-
-    /// Whether `T` has `key`, without reading its value out.
-    pub fn contains<T: Table>(&self, key: &T::Key) -> Result<bool> {
-        let key = key.encode();
-        match self.inner.mirror.get(T::INDEX, &key) {
-            Some(v) => Ok(v.is_some()),
-            None => Ok(self.tree::<T>().contains_key(key)?),
         }
     }
 

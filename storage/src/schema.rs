@@ -4,13 +4,11 @@
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::keys::Key;
-use crate::records::{
-    wanted_kind_key, Attempt, DeliveryRecord, DeliveryStatus, SignatureScheme, WebhookRecord,
-};
-use crate::tables::{Deliveries, DeliveryQueue, Envelopes, Meta, Table, WebhookCursors, Webhooks};
+use crate::records::{wanted_kind_key, SignatureScheme, WebhookRecord};
+use crate::tables::{DeliveryQueue, Meta, Table, WebhookCursors, Webhooks};
 
 /// The schema this binary writes.
-pub const CURRENT: u32 = 7;
+pub const CURRENT: u32 = 6;
 
 pub(crate) const VERSION_KEY: &str = "schema_version";
 
@@ -22,7 +20,6 @@ const MIGRATIONS: &[(u32, Migration)] = &[
     (3, drop_orders_by_status),
     (4, count_wanted_kinds),
     (5, subscription_delivery_rules),
-    (6, envelopes_once_per_event),
 ];
 
 /// Schema 1's webhook queue: (due ms, delivery id) -> subscription id.
@@ -152,111 +149,6 @@ fn subscription_delivery_rules(db: &sled::Db) -> Result<()> {
         batch.insert(key, codec::encode(&new));
     }
     hooks.apply_batch(batch)?;
-    db.flush()?;
-    Ok(())
-}
-
-/// Schema 6's deliveries, each with its own copy of its envelope.
-const OLD_DELIVERIES: &str = "webhook_deliveries";
-
-/// A delivery as schema 6 stored it.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct DeliveryRecordV6 {
-    id: u128,
-    webhook_id: u128,
-    event_seq: u64,
-    event_id: String,
-    event_kind: String,
-    body: String,
-    status: DeliveryStatus,
-    attempts: Vec<Attempt>,
-    round_start: u32,
-    next_attempt_ms: Option<i64>,
-    reason: Option<String>,
-    created_at_ms: i64,
-    updated_at_ms: i64,
-}
-
-/// The bytes schema 6 stored for delivery `d` sending `body`, and the name of its tree:
-/// for tests that build a schema-6 database and check what it sends after migrating.
-#[doc(hidden)]
-pub fn schema_6_delivery(d: &DeliveryRecord, body: &str) -> (&'static str, Vec<u8>) {
-    let old = DeliveryRecordV6 {
-        id: d.id,
-        webhook_id: d.webhook_id,
-        event_seq: d.event_seq,
-        event_id: d.event_id.clone(),
-        event_kind: d.event_kind.clone(),
-        body: body.to_string(),
-        status: d.status,
-        attempts: d.attempts.clone(),
-        round_start: d.round_start,
-        next_attempt_ms: d.next_attempt_ms,
-        reason: d.reason.clone(),
-        created_at_ms: d.created_at_ms,
-        updated_at_ms: d.updated_at_ms,
-    };
-    (OLD_DELIVERIES, codec::encode(&old))
-}
-
-/// Deliveries moved per sled batch by the 6 -> 7 migration.
-const MIGRATE_CHUNK: usize = 4096;
-
-/// 6 -> 7: an event's envelope is stored once in `Envelopes` (by outbox sequence
-/// number) instead of in each of its deliveries; a test event's (sequence 0) stays in
-/// its delivery. Every delivery keeps its id, status, attempts and schedule, and sends
-/// the same bytes as before. The records move to a new tree, envelopes first, and the
-/// old tree is dropped last, so re-running it after a crash rewrites the same keys.
-fn envelopes_once_per_event(db: &sled::Db) -> Result<()> {
-    if !db
-        .tree_names()
-        .iter()
-        .any(|n| n.as_ref() == OLD_DELIVERIES.as_bytes())
-    {
-        return Ok(()); // a new database, or a re-run after the old tree was dropped
-    }
-    let old = db.open_tree(OLD_DELIVERIES)?;
-    let envelopes = db.open_tree(Envelopes::NAME)?;
-    let new = db.open_tree(Deliveries::NAME)?;
-    let mut moved = sled::Batch::default();
-    let mut n = 0;
-    for entry in old.iter() {
-        let (key, value) = entry?;
-        let d: DeliveryRecordV6 = codec::decode(OLD_DELIVERIES, &value)?;
-        let own_body = if d.event_seq == 0 {
-            Some(d.body)
-        } else {
-            // Every delivery of one event carries the same envelope: the first one wins.
-            let seq = d.event_seq.encode();
-            if !envelopes.contains_key(&seq)? {
-                envelopes.insert(seq, codec::encode(&d.body))?;
-            }
-            None
-        };
-        let rec = DeliveryRecord {
-            id: d.id,
-            webhook_id: d.webhook_id,
-            event_seq: d.event_seq,
-            event_id: d.event_id,
-            event_kind: d.event_kind,
-            own_body,
-            status: d.status,
-            attempts: d.attempts,
-            round_start: d.round_start,
-            next_attempt_ms: d.next_attempt_ms,
-            reason: d.reason,
-            created_at_ms: d.created_at_ms,
-            updated_at_ms: d.updated_at_ms,
-        };
-        moved.insert(key, codec::encode(&rec));
-        n += 1;
-        if n % MIGRATE_CHUNK == 0 {
-            new.apply_batch(std::mem::take(&mut moved))?;
-        }
-    }
-    new.apply_batch(moved)?;
-    db.flush()?;
-    db.drop_tree(OLD_DELIVERIES)?;
     db.flush()?;
     Ok(())
 }
@@ -559,84 +451,6 @@ mod tests {
             h.updated_at_ms = 20;
             h
         });
-        assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
-    }
-    fn v6_delivery(id: u128, seq: u64, body: &str, status: DeliveryStatus) -> DeliveryRecordV6 {
-        DeliveryRecordV6 {
-            id,
-            webhook_id: 7,
-            event_seq: seq,
-            event_id: format!("evt_{seq}"),
-            event_kind: "order.created".into(),
-            body: body.into(),
-            status,
-            attempts: vec![Attempt {
-                at_ms: 5,
-                status_code: Some(500),
-                latency_ms: 3,
-                error: Some("HTTP status 500".into()),
-            }],
-            round_start: 0,
-            next_attempt_ms: (status == DeliveryStatus::Pending).then_some(99),
-            reason: None,
-            created_at_ms: 1,
-            updated_at_ms: 2,
-        }
-    }
-
-    #[test]
-    fn schema_6_deliveries_share_one_stored_envelope_per_event() {
-        let (db, meta) = db_at(6);
-        let old = db.open_tree(OLD_DELIVERIES).unwrap();
-        let body = r#"{"id":"evt_4","type":"order.created","data":{"a":"\u00e9"}}"#;
-        let v6 = [
-            v6_delivery(1, 4, body, DeliveryStatus::Pending),
-            v6_delivery(2, 4, body, DeliveryStatus::Pending),
-            v6_delivery(3, 0, r#"{"test":true}"#, DeliveryStatus::Pending),
-            v6_delivery(4, 5, r#"{"n":5}"#, DeliveryStatus::Delivered),
-        ];
-        for d in &v6 {
-            old.insert(d.id.encode(), codec::encode(d)).unwrap();
-        }
-        assert_eq!(upgrade(&db, &meta).unwrap(), 6);
-        let new = db.open_tree(Deliveries::NAME).unwrap();
-        let envelopes = db.open_tree(Envelopes::NAME).unwrap();
-        let envelope = |seq: u64| -> Option<String> {
-            envelopes
-                .get(seq.encode())
-                .unwrap()
-                .map(|v| codec::decode(Envelopes::NAME, &v).unwrap())
-        };
-        for d in &v6 {
-            let got: DeliveryRecord =
-                codec::decode(Deliveries::NAME, &new.get(d.id.encode()).unwrap().unwrap()).unwrap();
-            // What it sends: the same bytes as before, from the envelope or its own.
-            let sent = got.own_body.clone().or_else(|| envelope(got.event_seq));
-            assert_eq!(sent.as_deref(), Some(d.body.as_str()), "delivery {}", d.id);
-            assert_eq!(got.own_body.is_some(), d.event_seq == 0);
-            assert_eq!(
-                (got.webhook_id, got.event_seq, got.event_id.as_str()),
-                (7, d.event_seq, d.event_id.as_str())
-            );
-            assert_eq!(
-                (got.status, got.next_attempt_ms),
-                (d.status, d.next_attempt_ms)
-            );
-            assert_eq!(got.attempts, d.attempts);
-            assert_eq!((got.created_at_ms, got.updated_at_ms), (1, 2));
-        }
-        assert_eq!(
-            envelopes.len(),
-            2,
-            "one envelope per event, none for a test event"
-        );
-        assert!(!db
-            .tree_names()
-            .iter()
-            .any(|n| n.as_ref() == OLD_DELIVERIES.as_bytes()));
-        // A re-run (a crash before the version was written) changes nothing.
-        envelopes_once_per_event(&db).unwrap();
-        assert_eq!((new.len(), envelopes.len()), (4, 2));
         assert_eq!(upgrade(&db, &meta).unwrap(), CURRENT);
     }
 }

@@ -82,9 +82,8 @@ tables! {
     OrdersByExternalId = "orders_by_external_id": String => u128;
     /// Outbound webhook subscriptions by id (UUIDv7).
     Webhooks = "webhooks": u128 => WebhookRecord;
-    /// Webhook deliveries (one per event and subscription) by id (UUIDv7). Schema 6 kept
-    /// them, envelope included, in `webhook_deliveries` (see the 6 -> 7 migration).
-    Deliveries = "webhook_deliveries_v7": u128 => DeliveryRecord;
+    /// Webhook deliveries (one per event and subscription) by id (UUIDv7).
+    Deliveries = "webhook_deliveries": u128 => DeliveryRecord;
     /// (subscription id, delivery id): one subscription's deliveries, oldest first.
     DeliveriesByWebhook = "webhook_deliveries_by_webhook": (u128, u128) => ();
     /// (subscription id, due unix ms, delivery id): pending attempts, per subscription in
@@ -120,8 +119,4 @@ tables! {
     /// (order id, UUIDv7 of the change) -> one change of the order, oldest first (a tree
     /// added without a schema bump: empty on older databases, whose orders have no history).
     OrderEvents = "order_events": (u128, u128) => OrderEventRecord;
-    /// Outbox sequence number -> the event's envelope as every delivery of it sends it
-    /// (schema 7): written once by the fan-out that first creates a delivery of the
-    /// event, removed when no delivery needs it any more (`webhooks::store::prune`).
-    Envelopes = "webhook_envelopes": u64 => String;
 }

@@ -10,7 +10,7 @@ mod types;
 pub use attempts::{cancel_queued, record_attempts, Finished, Outcome, Recorded, Rules};
 pub use deliveries::{
     create_test_delivery, dequeue, enqueue, insert_delivery, list_deliveries, pending_delivery,
-    prune, recover, remove_delivery, retry, stored_body,
+    prune, recover, remove_delivery, retry,
 };
 pub use subscriptions::{
     all, create, delete, disable, get, list, rotate_secret, update, NewWebhook, WebhookPatch,

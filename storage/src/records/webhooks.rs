@@ -1,7 +1,5 @@
-//! Outbound webhook subscriptions and their deliveries as stored. An event's envelope
-//! bytes are stored once (`Envelopes`, by outbox sequence number) for all of its
-//! deliveries, and a test event's in its delivery, so every attempt (and a manual
-//! retry) sends the same bytes.
+//! Outbound webhook subscriptions and their deliveries as stored. A delivery carries the
+//! exact envelope bytes it sends, so every attempt (and a manual retry) is identical.
 
 use serde::{Deserialize, Serialize};
 
@@ -87,11 +85,8 @@ pub struct DeliveryRecord {
     /// Envelope id, `evt_...`.
     pub event_id: String,
     pub event_kind: String,
-    /// A test event's envelope as sent, byte for byte; `None` for an outbox event, whose
-    /// envelope is stored once for all its deliveries in `Envelopes` under `event_seq`
-    /// (schema 7: a delivery record stays ~150 bytes, written at fan-out and at each
-    /// recorded attempt).
-    pub own_body: Option<String>,
+    /// The envelope as sent, byte for byte.
+    pub body: String,
     pub status: DeliveryStatus,
     pub attempts: Vec<Attempt>,
     /// Attempts made before the current round (a manual retry or a recover starts a
