@@ -273,16 +273,18 @@ fn plan_rank(plan: &Plan2, p: &Problem) -> (usize, usize, i128) {
 const HARD_PATIENCE: usize = 16;
 /// Search seeds the harder search tries per split.
 const HARD_SEEDS: u64 = 2;
+/// Budgets the moves between warehouses ([`shift`]) may spend over all splits together.
+const SHIFT_BUDGETS: u64 = 8;
 
-/// `split`, packed as `bins` with every unit in, after [`shift::refine`] while one more
-/// budget lasts (each warehouse packed again at the request's patience).
+/// `split`, packed as `bins` with every unit in, after [`shift::refine`] while two more
+/// budgets last (each warehouse packed again at the request's patience).
 fn shifted(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], bins: Vec<Vec<Bin>>, variant: u64) -> Plan2 {
     let busy = split.iter().filter(|u| !u.is_empty()).count().max(1) as u64;
     let pack = |w: usize, units: &[u32]| pack_one(p, ctx, w, units, p.budget / busy, variant).0;
     let mut split = split.to_vec();
     let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
     let start = ctx.work.get();
-    let spent = || ctx.work.get() - start > p.budget || ctx.beaten();
+    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten();
     shift::refine(p, &mut split, &mut parts, &pack, &spent);
     let mut unfitted = Vec::new();
     let bins = parts
@@ -347,7 +349,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
             ..p.clone()
         };
         let start = ctx.work.get();
-        for split in splits {
+        for &split in &splits {
             if !above(&best) || ctx.work.get() - start > 2 * p.budget || ctx.beaten() {
                 break;
             }
@@ -359,8 +361,24 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
                 }
             }
         }
+        // Then moves between warehouses judged by full packings, from the best split and from
+        // each split ranked before, while SHIFT_BUDGETS more budgets last.
         if above(&best) && best.1.is_empty() && !ctx.beaten() {
             best = shifted(&p, &ctx, best_split, best.0, variant);
+        }
+        let start = ctx.work.get();
+        for split in splits {
+            if !above(&best) || ctx.work.get() - start > SHIFT_BUDGETS * p.budget || ctx.beaten() {
+                break;
+            }
+            let (cand, _) = pack_split(&p, &ctx, split, variant);
+            if !cand.1.is_empty() {
+                continue;
+            }
+            let cand = shifted(&p, &ctx, split, cand.0, variant);
+            if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+                best = cand;
+            }
         }
     }
     if ctx.beaten() {
