@@ -14,6 +14,7 @@ use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
 use crate::race::Race;
 use crate::select;
+use crate::shift;
 use crate::solution::UnfitReason;
 use crate::{PackRequest, PackSolution, Result};
 
@@ -212,29 +213,44 @@ fn pack_split(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], variant: u64) -> (Plan
             bins.push(Vec::new());
             continue;
         }
-        let seed = 0x9E37_79B9
-            ^ (units.len() as u64) << 20
-            ^ w as u64
-            ^ variant.wrapping_mul(0xD1B5_4A32_D192_ED03);
-        let depot = &p.depots[w];
-        let budget = p.budget / busy;
-        let engine = large::Engine {
-            pack: &|c, u, b, s| pack_depot(p, c, depot, u, b, s).0,
-            bound: &|c, u| lower_bound(u, depot, c),
-        };
-        let (pk, done) = match large::pack(p, ctx, depot, units, budget, seed, &engine) {
-            // The bound of the pieces is no bound of the units: never optimal here.
-            Some(pk) => (pk, false),
-            // Units fill the gaps pieces cannot when blocks leave some piece out.
-            None => pack_depot(p, ctx, depot, units, budget, seed),
-        };
+        let ((pk, left), done) = pack_one(p, ctx, w, units, p.budget / busy, variant);
         optimal &= done;
-        for &k in &pk.leftover {
-            unfitted.push((k, leftover_reason(k, &pk.bins, ctx)));
-        }
-        bins.push(pk.bins);
+        unfitted.extend(left);
+        bins.push(pk);
     }
     ((bins, unfitted), optimal)
+}
+
+/// Packs warehouse `w`'s `units` within `budget`; true when provably optimal.
+fn pack_one(
+    p: &Problem,
+    ctx: &Ctx,
+    w: usize,
+    units: &[u32],
+    budget: u64,
+    variant: u64,
+) -> (shift::Part, bool) {
+    let seed = 0x9E37_79B9
+        ^ (units.len() as u64) << 20
+        ^ w as u64
+        ^ variant.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let depot = &p.depots[w];
+    let engine = large::Engine {
+        pack: &|c, u, b, s| pack_depot(p, c, depot, u, b, s).0,
+        bound: &|c, u| lower_bound(u, depot, c),
+    };
+    let (pk, done) = match large::pack(p, ctx, depot, units, budget, seed, &engine) {
+        // The bound of the pieces is no bound of the units: never optimal here.
+        Some(pk) => (pk, false),
+        // Units fill the gaps pieces cannot when blocks leave some piece out.
+        None => pack_depot(p, ctx, depot, units, budget, seed),
+    };
+    let left = pk
+        .leftover
+        .iter()
+        .map(|&k| (k, leftover_reason(k, &pk.bins, ctx)))
+        .collect();
+    ((pk.bins, left), done)
 }
 
 /// Ranking of a plan under a package goal, smaller first: units left out, boxes, box volume.
@@ -257,6 +273,29 @@ fn plan_rank(plan: &Plan2, p: &Problem) -> (usize, usize, i128) {
 const HARD_PATIENCE: usize = 16;
 /// Search seeds the harder search tries per split.
 const HARD_SEEDS: u64 = 2;
+/// Budgets the moves between warehouses ([`shift`]) may spend over all splits together.
+const SHIFT_BUDGETS: u64 = 3;
+
+/// `split`, packed as `bins` with every unit in, after [`shift::refine`] while two more
+/// budgets last (each warehouse packed again at the request's patience).
+fn shifted(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], bins: Vec<Vec<Bin>>, variant: u64) -> Plan2 {
+    let busy = split.iter().filter(|u| !u.is_empty()).count().max(1) as u64;
+    let pack = |w: usize, units: &[u32]| pack_one(p, ctx, w, units, p.budget / busy, variant).0;
+    let mut split = split.to_vec();
+    let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
+    let start = ctx.work.get();
+    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten();
+    shift::refine(p, &mut split, &mut parts, &pack, &spent);
+    let mut unfitted = Vec::new();
+    let bins = parts
+        .into_iter()
+        .map(|(b, left)| {
+            unfitted.extend(left);
+            b
+        })
+        .collect();
+    (bins, unfitted)
+}
 
 /// What a variant of a race came to: its plan (and the work after which it was provably
 /// optimal, if it was), or nothing when another variant settled the race with less work.
@@ -282,6 +321,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
     ctx.race = race;
     let assignment = select::assign(&p);
     let (mut best, alone) = pack_split(&p, &ctx, &assignment.units, variant);
+    let mut best_split = &assignment.units;
     let boxes = |plan: &Plan2| plan.0.iter().map(Vec::len).sum::<usize>();
     for other in &assignment.others {
         if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.beaten() {
@@ -290,6 +330,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
         let (cand, _) = pack_split(&p, &ctx, other, variant);
         if plan_rank(&cand, &p) < plan_rank(&best, &p) {
             best = cand;
+            best_split = other;
         }
     }
     // A small order from several warehouses still above the bound over every split (the
@@ -308,7 +349,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
             ..p.clone()
         };
         let start = ctx.work.get();
-        for split in splits {
+        for &split in &splits {
             if !above(&best) || ctx.work.get() - start > 2 * p.budget || ctx.beaten() {
                 break;
             }
@@ -316,7 +357,27 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
                 let (cand, _) = pack_split(&hard, &ctx, split, variant ^ seed << 32);
                 if plan_rank(&cand, &p) < plan_rank(&best, &p) {
                     best = cand;
+                    best_split = split;
                 }
+            }
+        }
+        // Then moves between warehouses judged by full packings, from the best split and from
+        // each split ranked before, while SHIFT_BUDGETS more budgets last.
+        if above(&best) && best.1.is_empty() && !ctx.beaten() {
+            best = shifted(&p, &ctx, best_split, best.0, variant);
+        }
+        let start = ctx.work.get();
+        for split in splits {
+            if !above(&best) || ctx.work.get() - start > SHIFT_BUDGETS * p.budget || ctx.beaten() {
+                break;
+            }
+            let (cand, _) = pack_split(&p, &ctx, split, variant);
+            if !cand.1.is_empty() {
+                continue;
+            }
+            let cand = shifted(&p, &ctx, split, cand.0, variant);
+            if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+                best = cand;
             }
         }
     }

@@ -31,6 +31,7 @@ mod race;
 mod resplit;
 pub mod rng;
 mod select;
+mod shift;
 pub mod solution;
 pub mod split_bound;
 mod suit;
