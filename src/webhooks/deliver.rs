@@ -26,7 +26,7 @@ use super::hints::not_before;
 use super::queue::RESYNC;
 use super::record;
 use super::sign::headers;
-use super::store::{cancel_queued, Finished, Outcome, Rules};
+use super::store::{cancel_queued, fail_unsent, Finished, Outcome, Rules};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
@@ -326,7 +326,7 @@ async fn attempt(
 ) {
     let webhook_id = hook.0;
     match attempt_inner(shared, delivery_id, hook, due).await {
-        Ok(Some(sent)) => {
+        Ok(Some((sent, fresh))) => {
             if let Some(until) = sent.not_before_ms {
                 let mut held = shared.held.lock().unwrap();
                 let h = held.entry(webhook_id).or_insert(until);
@@ -341,6 +341,7 @@ async fn attempt(
                 due_ms: due,
                 outcome: sent.outcome,
                 not_before_ms: sent.not_before_ms,
+                fresh,
             };
             if shared.recorder.send(finished).await.is_ok() {
                 // The recorder settles it in the queue once the result is durable.
@@ -348,7 +349,8 @@ async fn attempt(
                 shared.handle.wake();
                 return;
             }
-            // No recorder: the engine is stopping and the entry stays queued.
+            // No recorder: the engine is stopping; a stored entry stays queued, and a
+            // first attempt's event is fanned out again after the restart.
             shared.handle.queue.abandon(delivery_id);
         }
         // Ended without sending: its stored entry is gone once durable.
@@ -365,21 +367,24 @@ async fn attempt(
     shared.handle.wake();
 }
 
-/// Sends the delivery and returns the outcome to record, or ends a delivery that must
-/// not be sent (stale entry, deleted or inactive subscription) in its own transaction.
+/// Sends the delivery and returns the outcome to record, with the delivery itself when
+/// only memory has it (a first attempt), or ends a delivery that must not be sent (stale
+/// entry, deleted or inactive subscription) in its own transaction.
 ///
-/// A first attempt sends the record fan-out handed over in memory: only the engine
-/// changes a pending delivery, except deleting its subscription (which the hook
-/// record shows), and the recorder checks the stored record in its transaction.
+/// A first attempt sends the record fan-out handed over in memory; any other attempt
+/// reads the stored one, which only the engine changes while it is pending, except
+/// deleting its subscription (which the hook record shows), and the recorder checks it
+/// again in its transaction.
 async fn attempt_inner(
     shared: &Shared,
     delivery_id: u128,
     (webhook_id, hook): Hook,
     due: i64,
-) -> storage::Result<Option<Sent>> {
+) -> storage::Result<Option<(Sent, Option<DeliveryRecord>)>> {
     let store = &shared.store;
     let handed = shared.handle.queue.take_record(delivery_id);
-    let delivery = match handed.filter(|d| d.next_attempt_ms == Some(due)) {
+    let fresh = handed.is_some();
+    let delivery = match handed {
         Some(d) => Some(d),
         None => store.get::<Deliveries>(&delivery_id)?,
     };
@@ -391,6 +396,9 @@ async fn attempt_inner(
     };
     let Some(hook) = hook else {
         // The subscription was deleted: its deliveries are dropped.
+        if fresh {
+            return Ok(None);
+        }
         return cancel_queued(store, webhook_id, delivery_id, due, None, now).map(|()| None);
     };
     // Test events are sent even to an inactive subscription; real ones are not.
@@ -399,8 +407,15 @@ async fn attempt_inner(
             .disabled_reason
             .as_deref()
             .unwrap_or("the subscription is inactive");
+        if fresh {
+            let seq = d.event_seq;
+            fail_unsent(store, d, reason, now)?;
+            shared.handle.progress.recorded(webhook_id, [seq]);
+            return Ok(None);
+        }
         return cancel_queued(store, webhook_id, delivery_id, due, Some(reason), now)
             .map(|()| None);
     }
-    Ok(Some(shared.sender.send(&hook, &d).await))
+    let sent = shared.sender.send(&hook, &d).await;
+    Ok(Some((sent, fresh.then_some(d))))
 }

@@ -1,23 +1,28 @@
-//! Fan-out: outbox events become deliveries. Every subscription has its own cursor in
-//! `WebhookCursors` (the next outbox sequence number to handle for it), and is fanned
-//! out to only while its unfinished deliveries (queued, in flight or waiting for a
-//! retry) are below a bound: a slow or dead endpoint lags behind in the durable outbox
-//! instead of filling the delivery store, and the fan-out work (the writer's main
-//! webhook cost) tracks what is delivered, not how fast events are emitted. Each pass
-//! writes its deliveries and moves the cursors in one transaction, so after a crash
-//! every event is fanned out to each subscription exactly once. The unfinished count
-//! comes from the engine's in-memory due queue (`queue.rs`), not a storage scan.
+//! Fan-out: outbox events become deliveries, sent from memory. Every subscription has
+//! its progress in memory (`progress.rs`: the next event to fan out, the events whose
+//! first attempt is not yet recorded) and a persisted cursor in `WebhookCursors` that
+//! moves, in the recording transaction, only past events whose deliveries are recorded.
+//! Fan-out itself writes nothing per delivery: a delivery is stored once, with the
+//! result of its first attempt, so the single writer does one record write per delivery
+//! instead of three at fan-out and two at the result. After a crash the events after the
+//! persisted cursor are fanned out again with the same delivery ids (derived from the
+//! subscription and the event), and those recorded before it are skipped.
+//!
+//! A subscription is fanned out to only while its unfinished deliveries (queued, in
+//! flight or waiting for a retry, counted by the in-memory due queue) are below a bound:
+//! a slow or dead endpoint lags behind in the durable outbox instead of filling memory
+//! and the delivery store.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-#[cfg(test)]
-use storage::tables::DeliveryQueue;
-use storage::tables::{Outbox, WebhookCursors};
-use storage::{abort, Abort, Key, Store, TxError};
+use storage::tables::{Deliveries, Outbox, WebhookCursors};
+use storage::{Abort, Key, OutboxEvent, Store, TxError};
 
+use super::lag::rfc3339_ms;
+use super::progress::Progress;
 use super::sign::envelope;
-use super::store::{all, insert_delivery, pending_delivery};
+use super::store::{all, pending_delivery};
 use super::Handle;
 use crate::domain::time_fmt::now_ms;
 use crate::shutdown::Shutdown;
@@ -25,37 +30,62 @@ use crate::shutdown::Shutdown;
 /// Unfinished deliveries one subscription may have before fan-out to it pauses: small
 /// enough that a dead endpoint's backlog stays a bounded number of records (a few MB),
 /// large enough not to cap a live one. A delivery stays unfinished from its fan-out to
-/// its recorded result, two commit cycles of up to ~0.3 s under load, so this allows
-/// some 7,000 deliveries/s per subscription (512: ~1,700/s, below the ~3,000/s that
-/// 1,000 orders/s offer each subscription of every kind).
+/// its recorded result, one round trip plus a commit cycle of up to ~0.3 s under load,
+/// so this allows some 7,000 deliveries/s per subscription.
 pub const BACKLOG: usize = 2048;
 /// Outbox events looked at per subscription and pass.
 const SCAN: usize = 512;
-/// Envelope bytes one fan-out transaction may write, to keep commit batches small.
+/// Envelope bytes one pass may fan out, to bound the memory a pass takes.
 const BATCH_BYTES: usize = 1 << 20;
-const POLL: Duration = Duration::from_millis(100);
+/// How often the outbox is looked at when nothing wakes the dispatcher: fan-out writes
+/// nothing, so a pass over an idle outbox is a few reads.
+const POLL: Duration = Duration::from_millis(20);
 
-/// One subscription's share of a pass.
-struct Planned {
-    webhook_id: u128,
-    from: u64,
-    next: u64,
-    deliveries: Vec<storage::DeliveryRecord>,
-}
-
-/// What one pass did: how many subscriptions' cursors moved (0: nothing to do now),
-/// and the deliveries it created.
+/// What one pass did: how many subscriptions moved on (0: nothing to do now), and the
+/// deliveries it created, to be sent from memory.
 #[derive(Default)]
 pub struct Fanned {
     pub moved: usize,
     pub queued: Vec<storage::DeliveryRecord>,
 }
 
+/// The id of the delivery of outbox event `seq` to `webhook_id`: the same on every
+/// fan-out of that event, so one fanned out again after a crash is recognised. A UUIDv7
+/// with the event's creation time (listings go newest first by id) and bits mixed from
+/// the subscription and the sequence number.
+pub fn delivery_id(webhook_id: u128, seq: u64, event: &OutboxEvent) -> u128 {
+    let ms = event
+        .id
+        .strip_prefix("evt_")
+        .and_then(|hex| hex.get(..12))
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+        .or_else(|| rfc3339_ms(&event.timestamp).map(|ms| ms.max(0) as u64))
+        .unwrap_or(0);
+    let a = mix(webhook_id as u64 ^ mix((webhook_id >> 64) as u64 ^ mix(seq)));
+    let b = mix(a ^ seq.rotate_left(32));
+    let mut bytes = [0u8; 10];
+    bytes[..8].copy_from_slice(&a.to_be_bytes());
+    bytes[8..].copy_from_slice(&b.to_be_bytes()[..2]);
+    uuid::Builder::from_unix_timestamp_millis(ms, &bytes)
+        .into_uuid()
+        .as_u128()
+}
+
+/// splitmix64's finaliser: spreads every input bit over the output.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Fans out one pass: for every subscription with room under `backlog` (given
-/// `unfinished`, its deliveries not yet finished), the events after its cursor, as many
-/// as fit.
+/// `unfinished`, its deliveries not yet finished), the events after its progress, as
+/// many as fit. Then persists the cursor of every subscription with nothing open that
+/// moved on (one that lists few kinds, or is inactive), so the outbox can be pruned.
 pub fn fan_out(
     store: &Store,
+    progress: &Progress,
     backlog: usize,
     unfinished: impl Fn(u128) -> usize,
 ) -> storage::Result<Fanned> {
@@ -65,28 +95,34 @@ pub fn fan_out(
         Some(k) => k?,
         None => return Ok(Fanned::default()),
     };
-    // Plan outside the transaction; an envelope is built once per event and pass.
+    // An envelope is built once per event and pass.
     let mut envelopes: HashMap<u64, String> = HashMap::new();
-    let mut plans = Vec::new();
+    let mut fanned = Fanned::default();
+    let mut settle = Vec::new();
     let mut bytes = 0;
     for h in &hooks {
-        if bytes > BATCH_BYTES {
-            break;
-        }
-        let Some(from) = store.get::<WebhookCursors>(&h.id)? else {
-            continue; // deleted meanwhile
+        let Some(stored) = store.get::<WebhookCursors>(&h.id)? else {
+            progress.forget(h.id); // deleted meanwhile
+            continue;
         };
-        if from > newest {
+        let (from, recover_below) = progress.start(h.id, stored, newest);
+        if from > newest || bytes > BATCH_BYTES {
+            settle.extend(
+                progress
+                    .settled_cursor(h.id, stored)
+                    .map(|c| (h.id, stored, c)),
+            );
             continue;
         }
         if !h.is_active {
             // Events emitted while a subscription is inactive are not delivered to it.
-            plans.push(Planned {
-                webhook_id: h.id,
-                from,
-                next: newest + 1,
-                deliveries: Vec::new(),
-            });
+            progress.fanned(h.id, [], newest + 1);
+            settle.extend(
+                progress
+                    .settled_cursor(h.id, stored)
+                    .map(|c| (h.id, stored, c)),
+            );
+            fanned.moved += 1;
             continue;
         }
         // An ordered subscription gets its next event only once the one before it is
@@ -97,14 +133,19 @@ pub fn fan_out(
             continue;
         }
         let mut next = from;
-        let mut deliveries = Vec::new();
+        let mut seqs = Vec::new();
         for row in store.range::<Outbox, _>(from.encode()..).take(SCAN) {
             let (seq, e) = row?;
-            if deliveries.len() == room || bytes > BATCH_BYTES {
+            if seqs.len() == room || bytes > BATCH_BYTES {
                 break;
             }
             next = seq + 1;
             if seq <= h.created_seq || !h.events.contains(&e.kind) {
+                continue;
+            }
+            let id = delivery_id(h.id, seq, &e);
+            // Recorded before a restart, with the cursor not yet past it.
+            if seq < recover_below && store.get::<Deliveries>(&id)?.is_some() {
                 continue;
             }
             let body = envelopes
@@ -112,46 +153,47 @@ pub fn fan_out(
                 .or_insert_with(|| envelope(&e.id, &e.kind, &e.timestamp, &e.data_json))
                 .clone();
             bytes += body.len();
-            deliveries.push(pending_delivery(h.id, seq, &e.id, &e.kind, body, now));
+            let mut d = pending_delivery(h.id, seq, &e.id, &e.kind, body, now);
+            d.id = id;
+            fanned.queued.push(d);
+            seqs.push(seq);
         }
         if next != from {
-            plans.push(Planned {
-                webhook_id: h.id,
-                from,
-                next,
-                deliveries,
-            });
+            progress.fanned(h.id, seqs, next);
+            settle.extend(
+                progress
+                    .settled_cursor(h.id, stored)
+                    .map(|c| (h.id, stored, c)),
+            );
+            fanned.moved += 1;
         }
     }
-    if plans.is_empty() {
-        return Ok(Fanned::default());
+    if !settle.is_empty() {
+        persist_cursors(store, &settle)?;
     }
+    Ok(fanned)
+}
+
+/// Moves persisted cursors `(subscription, from, to)` whose subscription has nothing
+/// open; one a recording moved meanwhile, or deleted, is left alone.
+fn persist_cursors(store: &Store, moves: &[(u128, u64, u64)]) -> storage::Result<()> {
     let r = store.transact(|tx| {
-        for p in &plans {
-            // A subscription deleted (cursor gone) or fanned out elsewhere meanwhile:
-            // the next pass plans again.
-            if tx.get::<WebhookCursors>(&p.webhook_id)? != Some(p.from) {
-                return abort(());
+        for (hook, from, to) in moves {
+            if tx.get::<WebhookCursors>(hook)? == Some(*from) {
+                tx.insert::<WebhookCursors>(hook, to)?;
             }
-            for d in &p.deliveries {
-                insert_delivery(tx, d)?;
-            }
-            tx.insert::<WebhookCursors>(&p.webhook_id, &p.next)?;
         }
         Ok::<_, Abort<()>>(())
     });
     match r {
-        Ok(()) => Ok(Fanned {
-            moved: plans.len(),
-            queued: plans.into_iter().flat_map(|p| p.deliveries).collect(),
-        }),
-        Err(TxError::Aborted(())) => Ok(Fanned::default()),
+        Ok(()) | Err(TxError::Aborted(())) => Ok(()),
         Err(TxError::Storage(e)) => Err(e),
     }
 }
 
-/// Runs until shutdown: fans out while there is room, makes the deliveries durable and
-/// wakes the scheduler; sleeps until the recorder frees room or the poll interval ends.
+/// Runs until shutdown: fans out while there is room and hands the deliveries to the
+/// scheduler at once (nothing of theirs is stored yet); sleeps until the recorder frees
+/// room or the poll interval ends.
 pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
     loop {
         if shutdown.is_set() {
@@ -161,19 +203,16 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
         if let Err(e) = handle.queue.resync_if_asked(&store) {
             tracing::warn!(error = %e, "webhook queue resync failed");
         }
-        match fan_out(&store, BACKLOG, |hook| handle.queue.unfinished(hook)) {
+        match fan_out(&store, &handle.progress, BACKLOG, |hook| {
+            handle.queue.unfinished(hook)
+        }) {
             Ok(f) if f.moved == 0 => {}
             Ok(f) => {
                 tracing::debug!(subscriptions = f.moved, "webhook events fanned out");
-                match store.durable().await {
-                    // Sent only once durable: a crash never loses a delivered event.
-                    Ok(()) => handle.queue.add_fanned(f.queued),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "webhook fan-out not durable");
-                        handle.queue.request_resync();
-                    }
+                if !f.queued.is_empty() {
+                    handle.queue.add_fanned(f.queued);
+                    handle.wake();
                 }
-                handle.wake();
                 continue;
             }
             Err(e) => tracing::warn!(error = %e, "webhook fan-out failed"),
@@ -187,34 +226,43 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
 }
 
 #[cfg(test)]
-/// A subscription's unfinished deliveries as storage has them: its queue entries.
-pub(super) fn stored_unfinished(store: &Store) -> impl Fn(u128) -> usize + '_ {
-    |hook| {
-        store
-            .keys_with_prefix::<DeliveryQueue>(&hook.to_be_bytes())
-            .count()
-    }
-}
-
-#[cfg(test)]
-/// Fans out until nothing moves, as the dispatcher does between wakes.
-pub(super) fn fan_out_all(store: &Store, backlog: usize) {
-    while fan_out(store, backlog, stored_unfinished(store))
-        .unwrap()
-        .moved
-        > 0
-    {
-        store.durable_blocking().unwrap();
+/// Fans out until nothing moves, as the dispatcher does between wakes, with `pending`
+/// (deliveries made and not yet recorded) as each subscription's unfinished ones; adds
+/// what it made to `pending`.
+pub(super) fn fan_out_all(
+    store: &Store,
+    progress: &Progress,
+    backlog: usize,
+    pending: &mut Vec<storage::DeliveryRecord>,
+) {
+    loop {
+        let count = |hook| pending.iter().filter(|d| d.webhook_id == hook).count();
+        let f = fan_out(store, progress, backlog, count).unwrap();
+        pending.extend(f.queued);
+        if f.moved == 0 {
+            return;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhooks::store::record_attempts;
-    use crate::webhooks::test_support::{
-        deliver_all, emit, no_retries, queued, stored, subscribe, success,
-    };
+    use crate::webhooks::test_support::{deliver_fresh, emit, outbox, queued, stored, subscribe};
+
+    /// Takes `hook`'s deliveries out of `pending`.
+    fn take(
+        pending: &mut Vec<storage::DeliveryRecord>,
+        hook: u128,
+    ) -> Vec<storage::DeliveryRecord> {
+        let (mine, rest) = pending.drain(..).partition(|d| d.webhook_id == hook);
+        *pending = rest;
+        mine
+    }
+
+    fn cursor(store: &Store, hook: u128) -> u64 {
+        store.get::<WebhookCursors>(&hook).unwrap().unwrap()
+    }
 
     #[test]
     fn a_stuck_subscription_stops_at_its_backlog_while_another_keeps_getting_events() {
@@ -222,41 +270,132 @@ mod tests {
         let store = Store::open(dir.path(), &Default::default()).unwrap();
         let (stuck, live) = (subscribe(&store), subscribe(&store));
         emit(&store, 40, |i| i as i64);
-        fan_out_all(&store, 8);
-        assert_eq!(queued(&store, stuck).len(), 8);
-        assert_eq!(queued(&store, live).len(), 8);
-        // The live endpoint's deliveries succeed, round after round; the stuck one's
-        // stay queued (a dead endpoint waiting for its retries).
-        let mut delivered = 0;
-        for _ in 0..10 {
-            delivered += deliver_all(&store, live);
-            fan_out_all(&store, 8);
-        }
-        assert_eq!(delivered, 40);
-        assert_eq!(stored(&store, live), 40);
+        let seqs = outbox(&store);
+        let progress = Progress::default();
+        let mut pending = Vec::new();
+        fan_out_all(&store, &progress, 8, &mut pending);
+        assert_eq!(pending.len(), 16, "8 each");
+        // Nothing is stored until a first attempt is recorded.
+        assert_eq!((stored(&store, stuck), stored(&store, live)), (0, 0));
         assert!(queued(&store, live).is_empty());
-        // The stuck subscription has no more delivery records than its bound; the
-        // rest of its events wait in the outbox after its cursor.
-        assert_eq!(stored(&store, stuck), 8);
-        let seqs: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
-        let cursor = store.get::<WebhookCursors>(&stuck).unwrap().unwrap();
-        assert_eq!(cursor, seqs[7] + 1);
-        // Room again: it goes on exactly where it stopped, each event once.
-        for (_, due, delivery_id) in queued(&store, stuck) {
-            record_attempts(&store, &[success(delivery_id, due)], &no_retries(), 1).unwrap();
+        // The live endpoint's deliveries succeed, round after round; the stuck one's
+        // stay unfinished (a dead endpoint's attempts hanging).
+        for _ in 0..10 {
+            let done = take(&mut pending, live);
+            deliver_fresh(&store, &progress, done);
+            fan_out_all(&store, &progress, 8, &mut pending);
         }
-        store.durable_blocking().unwrap();
-        fan_out_all(&store, 100);
+        assert_eq!(stored(&store, live), 40);
+        assert_eq!(cursor(&store, live), seqs[39] + 1);
+        // The stuck subscription has 8 deliveries in memory, none stored, and its
+        // persisted cursor still at its first event: a crash now sends them again.
+        assert_eq!(pending.len(), 8);
+        assert_eq!(stored(&store, stuck), 0);
+        let at_start = cursor(&store, stuck);
+        assert!(at_start <= seqs[0]);
+        // Recorded out of order: the cursor stops at the first one still open.
+        let mut mine = take(&mut pending, stuck);
+        let rest = mine.split_off(3);
+        deliver_fresh(&store, &progress, rest[2..].to_vec());
+        assert_eq!(cursor(&store, stuck), seqs[0]);
+        deliver_fresh(&store, &progress, mine);
+        assert_eq!(cursor(&store, stuck), seqs[3], "the 4th and 5th are open");
+        pending.extend(rest[..2].iter().cloned());
+        // Room again: it goes on exactly where it stopped, each event once.
+        while !pending.is_empty() {
+            let done = take(&mut pending, stuck);
+            deliver_fresh(&store, &progress, done);
+            fan_out_all(&store, &progress, 100, &mut pending);
+        }
         assert_eq!(stored(&store, stuck), 40);
-        let mut seqs: Vec<u64> = store
+        assert_eq!(cursor(&store, stuck), seqs[39] + 1);
+        let mut got: Vec<u64> = store
             .iter::<storage::tables::Deliveries>()
             .map(|r| r.unwrap().1)
             .filter(|d| d.webhook_id == stuck)
             .map(|d| d.event_seq)
             .collect();
-        seqs.sort();
-        seqs.dedup();
-        assert_eq!(seqs.len(), 40);
+        got.sort();
+        assert_eq!(got, seqs);
+    }
+
+    #[test]
+    fn after_a_crash_exactly_the_unrecorded_events_are_sent_again_with_the_same_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let (hook, made) = {
+            let store = Store::open(dir.path(), &Default::default()).unwrap();
+            let hook = subscribe(&store);
+            emit(&store, 5, |i| i as i64);
+            let progress = Progress::default();
+            let mut made = Vec::new();
+            fan_out_all(&store, &progress, 100, &mut made);
+            assert_eq!(made.len(), 5);
+            // The 2nd and 4th are recorded; the others were in flight at the crash.
+            deliver_fresh(&store, &progress, vec![made[1].clone(), made[3].clone()]);
+            (hook, made)
+        };
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let progress = Progress::default();
+        let mut again = Vec::new();
+        fan_out_all(&store, &progress, 100, &mut again);
+        let ids = |ds: &[storage::DeliveryRecord]| ds.iter().map(|d| d.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(&again),
+            ids(&[made[0].clone(), made[2].clone(), made[4].clone()])
+        );
+        assert_eq!(again[1].body, made[2].body);
+        deliver_fresh(&store, &progress, again);
+        assert_eq!(stored(&store, hook), 5);
+        assert_eq!(cursor(&store, hook), outbox(&store)[4] + 1);
+    }
+
+    #[test]
+    fn a_subscription_listing_other_kinds_moves_its_cursor_without_deliveries() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), &Default::default()).unwrap();
+        let hook = subscribe(&store);
+        store
+            .transact(|tx| {
+                tx.emit(crate::domain::events::new_event(
+                    "order.created",
+                    "{}".into(),
+                    1,
+                ))?;
+                Ok::<_, storage::Abort<()>>(())
+            })
+            .unwrap();
+        store.durable_blocking().unwrap();
+        let progress = Progress::default();
+        let mut made = Vec::new();
+        fan_out_all(&store, &progress, 100, &mut made);
+        assert!(made.is_empty());
+        store.durable_blocking().unwrap();
+        assert_eq!(cursor(&store, hook), outbox(&store)[0] + 1);
+    }
+
+    #[test]
+    fn delivery_ids_are_stable_distinct_and_carry_the_event_time() {
+        let new = crate::domain::events::new_event("order.created", "{}".into(), 1);
+        let e = OutboxEvent {
+            seq: 3,
+            id: new.id,
+            kind: new.kind,
+            timestamp: new.timestamp,
+            data_json: new.data_json,
+        };
+        let id = delivery_id(7, 3, &e);
+        assert_eq!(id, delivery_id(7, 3, &e));
+        let mut all: Vec<u128> = (0..50u64)
+            .flat_map(|seq| (0..50u128).map(move |hook| (hook, seq)))
+            .map(|(hook, seq)| delivery_id(hook << 64 | 5, seq, &e))
+            .collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 2500);
+        let u = uuid::Uuid::from_u128(id);
+        assert_eq!(u.get_version_num(), 7);
+        let event_ms = u128::from_str_radix(&e.id[4..16], 16).unwrap();
+        assert_eq!(id >> 80, event_ms);
     }
 
     #[test]
@@ -283,7 +422,10 @@ mod tests {
             (hooks, seqs)
         };
         let store = Store::open(dir.path(), &Default::default()).unwrap();
-        fan_out_all(&store, 100);
+        let progress = Progress::default();
+        let mut made = Vec::new();
+        fan_out_all(&store, &progress, 100, &mut made);
+        deliver_fresh(&store, &progress, made);
         for h in hooks {
             let mut got: Vec<u64> = store
                 .iter::<storage::tables::Deliveries>()

@@ -51,7 +51,7 @@ fn uuid_v7_ms(id: u128) -> i64 {
     (id >> 80) as i64
 }
 
-fn rfc3339_ms(ts: &str) -> Option<i64> {
+pub(super) fn rfc3339_ms(ts: &str) -> Option<i64> {
     use time::format_description::well_known::Rfc3339;
     time::OffsetDateTime::parse(ts, &Rfc3339)
         .ok()

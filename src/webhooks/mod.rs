@@ -1,15 +1,15 @@
 //! Outbound webhooks: subscriptions, the persistent delivery queue, signing and the
 //! engine that sends.
 //!
-//! - `dispatch`: reads the outbox after each subscription's persisted cursor and, in one
-//!   transaction per pass, creates one delivery per (event, active subscription listing
-//!   its type) with its queue entry and advances the cursors; a subscription with too
-//!   many unfinished deliveries waits in the outbox (backpressure).
+//! - `dispatch`: reads the outbox after each subscription's progress (`progress`) and
+//!   creates, in memory, one delivery per (event, active subscription listing its type);
+//!   a subscription with too many unfinished deliveries waits in the outbox
+//!   (backpressure). A delivery is first stored with its first attempt's result.
 //! - `deliver`: the scheduler takes due entries from the in-memory copy of the
 //!   `DeliveryQueue` table (`queue`, one queue per subscription) and runs each attempt
 //!   as a tokio task under a global bound and a per-subscription bound;
 //! - `record`: results are recorded in batches, each in a transaction that moves the
-//!   queue entries.
+//!   queue entries and the persisted cursors past the events it recorded.
 //! - `store`: the transactions behind the API and the engine; `sign`: the signature.
 
 pub mod deliver;
@@ -17,6 +17,7 @@ pub mod dispatch;
 pub mod hints;
 pub mod lag;
 pub mod outbox;
+mod progress;
 mod queue;
 mod record;
 pub mod sign;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use progress::Progress;
 use queue::DueQueue;
 
 /// Wakes the engine when new work may be due (an API call queued a delivery, the
@@ -39,6 +41,8 @@ pub struct Handle {
     /// Recorded attempts freed room under a subscription's fan-out bound.
     room: Arc<Notify>,
     pub(crate) queue: Arc<DueQueue>,
+    /// Fan-out's progress per subscription, ahead of the persisted cursors.
+    pub(crate) progress: Arc<Progress>,
 }
 
 impl Default for Handle {
@@ -47,6 +51,7 @@ impl Default for Handle {
             wake: Arc::default(),
             room: Arc::default(),
             queue: Arc::new(DueQueue::new()),
+            progress: Arc::default(),
         }
     }
 }

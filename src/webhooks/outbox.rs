@@ -117,11 +117,20 @@ fn warn_lagging(cursors: &[u64], last_removed: Option<u64>) {
 mod tests {
     use super::*;
     use crate::webhooks::dispatch::fan_out_all;
+    use crate::webhooks::progress::Progress;
     use crate::webhooks::store::delete;
-    use crate::webhooks::test_support::{deliver_all, emit, outbox, stored, subscribe};
+    use crate::webhooks::test_support::{deliver_fresh, emit, outbox, stored, subscribe};
+    use storage::DeliveryRecord;
+
+    /// Records the first attempts of `hook`'s deliveries in `pending`.
+    fn deliver(store: &Store, progress: &Progress, pending: &mut Vec<DeliveryRecord>, hook: u128) {
+        let (mine, rest) = pending.drain(..).partition(|d| d.webhook_id == hook);
+        *pending = rest;
+        deliver_fresh(store, progress, mine);
+    }
 
     #[test]
-    fn events_every_subscription_has_taken_are_pruned_and_the_others_stay() {
+    fn events_every_subscription_has_recorded_are_pruned_and_the_others_stay() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), &Default::default()).unwrap();
         // No subscription: nothing can ever read these.
@@ -132,24 +141,32 @@ mod tests {
         let (slow, fast) = (subscribe(&store), subscribe(&store));
         emit(&store, 20, |i| i as i64);
         let seqs = outbox(&store);
-        fan_out_all(&store, 8);
-        // Both took 8 (their backlog bound): only those 8 go.
+        let progress = Progress::default();
+        let mut pending = Vec::new();
+        fan_out_all(&store, &progress, 8, &mut pending);
+        // Both took 8 (their backlog bound), but nothing is recorded: all stay.
+        assert_eq!(prune_fanned_out(&store).unwrap(), 0);
+        deliver(&store, &progress, &mut pending, fast);
+        assert_eq!(prune_fanned_out(&store).unwrap(), 0);
+        // Recorded for both: those 8 go.
+        deliver(&store, &progress, &mut pending, slow);
         assert_eq!(prune_fanned_out(&store).unwrap(), 8);
         assert_eq!(outbox(&store), seqs[8..]);
-        // The fast one takes 8 more; the slow one still holds the rest in place.
-        assert_eq!(deliver_all(&store, fast), 8);
-        fan_out_all(&store, 8);
+        // Both take 8 more; only the fast one's are recorded: the slow one holds them.
+        fan_out_all(&store, &progress, 8, &mut pending);
+        deliver(&store, &progress, &mut pending, fast);
         assert_eq!(prune_fanned_out(&store).unwrap(), 0);
         assert_eq!(outbox(&store), seqs[8..]);
         // Once the slow one is gone, what the fast one took goes too.
         delete(&store, slow).unwrap();
+        pending.retain(|d| d.webhook_id != slow);
         store.durable_blocking().unwrap();
         assert_eq!(prune_fanned_out(&store).unwrap(), 8);
         assert_eq!(outbox(&store), seqs[16..]);
         // Nothing was lost for the subscription that remains.
         for _ in 0..3 {
-            deliver_all(&store, fast);
-            fan_out_all(&store, 8);
+            fan_out_all(&store, &progress, 8, &mut pending);
+            deliver(&store, &progress, &mut pending, fast);
         }
         assert_eq!(stored(&store, fast), 20);
         assert_eq!(prune_fanned_out(&store).unwrap(), 4);
@@ -169,7 +186,10 @@ mod tests {
         let left: Vec<u64> = store.keys::<Outbox>().map(|k| k.unwrap()).collect();
         assert_eq!(left, seqs[2..]);
         // The subscription never had them: fan-out resumes at the oldest one left.
-        fan_out_all(&store, 100);
+        let progress = Progress::default();
+        let mut made = Vec::new();
+        fan_out_all(&store, &progress, 100, &mut made);
+        deliver_fresh(&store, &progress, made);
         let mut got: Vec<u64> = store
             .iter::<storage::tables::Deliveries>()
             .map(|r| r.unwrap().1)

@@ -2,15 +2,17 @@
 //! deliveries taken for an attempt whose result is not yet durable. The scheduler reads
 //! this instead of range scans of the `DeliveryQueue` table.
 //!
-//! Storage stays the truth (a crash loses nothing). The engine's own writers keep this
-//! copy current once their writes are durable: fan-out adds its deliveries, the
-//! recorder puts back a delivery due again. Anything else that queues a delivery (the
+//! Storage stays the truth for every stored delivery; a first attempt's delivery lives
+//! only here until its result is recorded (the outbox and the persisted cursor cover it
+//! across a crash, see `dispatch.rs`). The engine's own writers keep this copy current:
+//! fan-out adds its new deliveries, the recorder puts back a delivery due again once
+//! that is durable. Anything else that queues a delivery (the
 //! API's test, retry and recover) asks for a resync, a merge of the table into this copy,
 //! which the scheduler also does at start and every `RESYNC`. An entry here that storage
 //! no longer has is harmless: its attempt finds the delivery moved on and drops it.
 //!
 //! It also answers, without storage reads, the two questions asked per delivery: the
-//! record fan-out just wrote (handed to its first attempt) and how many unfinished
+//! record fan-out just made (handed to its first attempt) and how many unfinished
 //! deliveries a subscription has (queued plus in flight, for fan-out's bound).
 
 use std::collections::{BTreeSet, HashMap};
@@ -43,7 +45,8 @@ struct Inner {
     in_flight: HashMap<u128, (u128, i64)>,
     /// Per subscription, how many of `in_flight` are its.
     flying: HashMap<u128, usize>,
-    /// Records fan-out wrote, until their first attempt takes them.
+    /// Deliveries fan-out made, stored nowhere yet, until their first attempt takes
+    /// them (its recording stores them).
     records: HashMap<u128, DeliveryRecord>,
 }
 
@@ -83,8 +86,8 @@ impl DueQueue {
         }
     }
 
-    /// Pending deliveries fan-out just made durable: queued, each with its record for
-    /// its first attempt. One a resync already handed to an attempt is not queued again.
+    /// Pending deliveries fan-out just made (in memory only): queued, each with its
+    /// record for its first attempt. One already in flight is not queued again.
     pub fn add_fanned(&self, records: impl IntoIterator<Item = DeliveryRecord>) {
         let mut inner = self.inner.lock().unwrap();
         for d in records {
@@ -99,8 +102,8 @@ impl DueQueue {
         }
     }
 
-    /// The record fan-out wrote for this delivery, if its first attempt has not taken it
-    /// yet (after a restart or a resync there is none: storage has it).
+    /// The record fan-out made for this delivery, if its first attempt has not taken it
+    /// yet (none for a delivery storage has).
     pub fn take_record(&self, id: u128) -> Option<DeliveryRecord> {
         self.inner.lock().unwrap().records.remove(&id)
     }
@@ -224,6 +227,17 @@ impl DueQueue {
         self.request_resync();
     }
 
+    /// A first attempt whose result could not be stored: queued again with its record,
+    /// which exists nowhere else.
+    pub fn restore(&self, d: DeliveryRecord) {
+        let mut inner = self.inner.lock().unwrap();
+        if let Some(due) = d.next_attempt_ms {
+            inner.land(d.id);
+            inner.queue(d.webhook_id, due.max(0), d.id);
+            inner.records.insert(d.id, d);
+        }
+    }
+
     /// Queued entries (not in flight) and attempts in flight, for tests.
     #[cfg(test)]
     pub fn sizes(&self) -> (usize, usize) {
@@ -238,8 +252,8 @@ impl DueQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhooks::dispatch::{fan_out, stored_unfinished, BACKLOG};
-    use crate::webhooks::test_support::{emit, queued, subscribe};
+    use crate::webhooks::store::create_test_delivery;
+    use crate::webhooks::test_support::{queued, subscribe};
 
     #[test]
     fn due_entries_are_taken_earliest_first_and_once_until_settled() {
@@ -267,9 +281,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), &Default::default()).unwrap();
         let hook = subscribe(&store);
-        emit(&store, 3, |i| i as i64);
-        // Fanned out, but the dispatcher's copy never arrived (as after a restart).
-        fan_out(&store, BACKLOG, stored_unfinished(&store)).unwrap();
+        // Stored with their queue entries, not told to this copy (as after a restart).
+        for now in [1, 2, 3] {
+            create_test_delivery(&store, hook, now).unwrap();
+        }
         store.durable_blocking().unwrap();
         let stored = queued(&store, hook);
         assert_eq!(stored.len(), 3);

@@ -11,14 +11,17 @@
 //! Until its batch is durable a delivery stays in flight in the due queue (`queue.rs`),
 //! so the scheduler never picks it twice, and only then is it queued again at its next
 //! due time if it failed (plain reads see the recorded result only once it is applied).
-//! A crash before the batch is durable leaves the stored queue entries: those
-//! deliveries are sent again (at least once, same id and bytes).
+//! A crash before the batch is durable leaves the stored queue entries, and the
+//! persisted cursors before the first attempts it held: those deliveries are sent again
+//! (at least once, same id and bytes).
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use storage::Store;
 use tokio::sync::{mpsc, Semaphore};
 
+use super::progress::Progress;
 use super::store::{record_attempts, Finished, Outcome, Rules};
 use super::Handle;
 use crate::domain::time_fmt::now_ms;
@@ -40,6 +43,24 @@ pub(super) struct Recording {
     pub metrics: Arc<Metrics>,
 }
 
+/// The events whose first attempts `batch` records, per subscription, and the
+/// persisted cursors it moves in the same transaction: up to the first event of each
+/// subscription still open besides them.
+pub(super) fn first_attempts(
+    progress: &Progress,
+    batch: &[Finished],
+) -> (HashMap<u128, BTreeSet<u64>>, Vec<(u128, u64)>) {
+    let mut firsts: HashMap<u128, BTreeSet<u64>> = HashMap::new();
+    for d in batch.iter().filter_map(|f| f.fresh.as_ref()) {
+        firsts.entry(d.webhook_id).or_default().insert(d.event_seq);
+    }
+    let cursors = firsts
+        .iter()
+        .filter_map(|(hook, seqs)| Some((*hook, progress.cursor_after(*hook, seqs)?)))
+        .collect();
+    (firsts, cursors)
+}
+
 /// Runs until the sending side is dropped (the engine stopped).
 pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
     let shared = Arc::new(shared);
@@ -54,8 +75,13 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
         };
         let mut due_again = Vec::new();
         let mut failed = false;
-        match record_attempts(&shared.store, &batch, &shared.rules, now_ms()) {
+        let progress = &shared.handle.progress;
+        let (firsts, cursors) = first_attempts(progress, &batch);
+        match record_attempts(&shared.store, &batch, &cursors, &shared.rules, now_ms()) {
             Ok(recorded) => {
+                for (hook, seqs) in firsts {
+                    progress.recorded(hook, seqs);
+                }
                 due_again = recorded.due_again;
                 for (id, reason) in &recorded.disabled {
                     let id = uuid::Uuid::from_u128(*id);
@@ -74,7 +100,15 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
                 tracing::warn!(error = %e, attempts = batch.len(), "webhook attempts could not be recorded")
             }
         }
-        let ids: Vec<u128> = batch.drain(..).map(|f| f.delivery_id).collect();
+        let mut ids = Vec::with_capacity(batch.len());
+        let mut unrecorded = Vec::new();
+        for f in batch.drain(..) {
+            ids.push(f.delivery_id);
+            // Not stored: only memory can send it again.
+            if failed {
+                unrecorded.extend(f.fresh);
+            }
+        }
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
             let _ = shared.store.durable().await;
@@ -82,6 +116,7 @@ pub(super) async fn run(shared: Recording, mut rx: mpsc::Receiver<Finished>) {
             if failed {
                 // Their stored entries are unchanged: a resync brings them back.
                 ids.iter().for_each(|id| queue.abandon(*id));
+                unrecorded.into_iter().for_each(|d| queue.restore(d));
             } else {
                 queue.settle(ids, &due_again);
             }

@@ -1,12 +1,14 @@
 //! Fixtures for the webhook engine's unit tests: events in the outbox, subscriptions,
 //! and deliveries finished as the engine would finish them.
 
+use super::progress::Progress;
+use super::record::first_attempts;
 use super::store::{create, record_attempts, Finished, NewWebhook, Outcome, Rules};
 use crate::domain::events::new_event;
 use storage::tables::DeliveriesByWebhook;
 use storage::tables::{DeliveryQueue, Outbox};
-use storage::Attempt;
 use storage::Store;
+use storage::{Attempt, DeliveryRecord};
 
 pub(super) fn emit(store: &Store, n: usize, at_ms: impl Fn(usize) -> i64) {
     for i in 0..n {
@@ -65,6 +67,7 @@ pub(super) fn success(delivery_id: u128, due: u64) -> Finished {
             error: None,
         }),
         not_before_ms: None,
+        fresh: None,
     }
 }
 
@@ -76,15 +79,23 @@ pub(super) fn no_retries() -> Rules {
     }
 }
 
-/// Marks every queued delivery of `id` delivered, as the engine would.
-pub(super) fn deliver_all(store: &Store, id: u128) -> usize {
-    let done: Vec<Finished> = queued(store, id)
+/// Records a successful first attempt of each of `made` (deliveries fan-out made in
+/// memory), as the recorder would: stored, and the persisted cursors moved.
+pub(super) fn deliver_fresh(store: &Store, progress: &Progress, made: Vec<DeliveryRecord>) {
+    let batch: Vec<Finished> = made
         .into_iter()
-        .map(|(_, due, delivery_id)| success(delivery_id, due))
+        .map(|d| Finished {
+            fresh: Some(d.clone()),
+            ..success(d.id, d.next_attempt_ms.unwrap() as u64)
+        })
         .collect();
-    let n = record_attempts(store, &done, &no_retries(), 1)
+    let (firsts, cursors) = first_attempts(progress, &batch);
+    let n = record_attempts(store, &batch, &cursors, &no_retries(), 1)
         .unwrap()
         .attempts;
+    assert_eq!(n, batch.len());
+    for (hook, seqs) in firsts {
+        progress.recorded(hook, seqs);
+    }
     store.durable_blocking().unwrap();
-    n
 }

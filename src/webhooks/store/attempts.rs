@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use storage::tables::{Deliveries, DeliveryQueue, Webhooks};
+use storage::tables::{Deliveries, DeliveriesByWebhook, DeliveryQueue, WebhookCursors, Webhooks};
 use storage::{Attempt, DeliveryRecord, DeliveryStatus, Store, Tx, TxError, TxFail, WebhookRecord};
 
-use super::deliveries::{dequeue, enqueue, remove_delivery};
+use super::deliveries::{dequeue, enqueue, insert_delivery, remove_delivery};
 use super::subscriptions::disable;
 use super::types::ok;
 use crate::domain::time_fmt::rfc3339;
@@ -35,10 +35,15 @@ pub struct Finished {
     pub outcome: Outcome,
     /// The receiver's `Retry-After` (unix ms): the next attempt comes no earlier.
     pub not_before_ms: Option<i64>,
+    /// A first attempt's delivery as fan-out made it in memory: not stored yet, so the
+    /// recording stores it (with its index entry) instead of updating it.
+    pub fresh: Option<DeliveryRecord>,
 }
 
 /// What a batch came to: attempts recorded, the subscriptions it disabled (id, reason)
 /// for the log, and the deliveries queued again (subscription, due ms, id).
+/// `cursors` of `record_attempts` are the persisted cursors (subscription, sequence
+/// number) the batch moves forward: fan-out's progress past the events it records.
 #[derive(Debug, Default)]
 pub struct Recorded {
     pub attempts: usize,
@@ -59,11 +64,18 @@ pub struct Recorded {
 pub fn record_attempts(
     store: &Store,
     batch: &[Finished],
+    cursors: &[(u128, u64)],
     rules: &Rules,
     now: i64,
 ) -> storage::Result<Recorded> {
     let r = store.transact(|tx| {
         let mut out = Recorded::default();
+        for (hook, to) in cursors {
+            // Only forward, and never for a deleted subscription.
+            if tx.get::<WebhookCursors>(hook)?.is_some_and(|at| at < *to) {
+                tx.insert::<WebhookCursors>(hook, to)?;
+            }
+        }
         // Each subscription read once per batch, written once if it changed.
         let mut hooks: HashMap<u128, Option<(WebhookRecord, bool)>> = HashMap::new();
         for f in batch {
@@ -91,13 +103,19 @@ fn apply_attempt(
     hooks: &mut HashMap<u128, Option<(WebhookRecord, bool)>>,
     out: &mut Recorded,
 ) -> Result<bool, TxFail> {
-    let Some(mut d) = tx.get::<Deliveries>(&f.delivery_id)? else {
-        return Ok(false);
+    let mut d = match &f.fresh {
+        Some(d) => d.clone(),
+        None => {
+            let Some(d) = tx.get::<Deliveries>(&f.delivery_id)? else {
+                return Ok(false);
+            };
+            if d.status != DeliveryStatus::Pending || d.next_attempt_ms != Some(f.due_ms) {
+                return Ok(false);
+            }
+            dequeue(tx, &d)?;
+            d
+        }
     };
-    if d.status != DeliveryStatus::Pending || d.next_attempt_ms != Some(f.due_ms) {
-        return Ok(false);
-    }
-    dequeue(tx, &d)?;
     d.updated_at_ms = now;
     let hook = match hooks.entry(d.webhook_id) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -105,6 +123,12 @@ fn apply_attempt(
             e.insert(tx.get::<Webhooks>(&d.webhook_id)?.map(|h| (h, false)))
         }
     };
+    if f.fresh.is_some() {
+        if hook.is_none() {
+            return Ok(false); // its subscription was deleted: nothing to keep
+        }
+        tx.insert::<DeliveriesByWebhook>(&(d.webhook_id, d.id), &())?;
+    }
     match &f.outcome {
         Outcome::Delivered(a) => {
             d.attempts.push(a.clone());
@@ -234,6 +258,30 @@ pub fn cancel_queued(
                 d.updated_at_ms = now;
                 tx.insert::<Deliveries>(&d.id, &d)?;
             }
+        }
+        ok(())
+    });
+    match r {
+        Ok(()) | Err(TxError::Aborted(_)) => Ok(()),
+        Err(TxError::Storage(e)) => Err(e),
+    }
+}
+
+/// Stores a delivery only memory had, failed without an attempt: its subscription
+/// became inactive before its first attempt.
+pub fn fail_unsent(
+    store: &Store,
+    mut d: DeliveryRecord,
+    reason: &str,
+    now: i64,
+) -> storage::Result<()> {
+    d.status = DeliveryStatus::Failed;
+    d.next_attempt_ms = None;
+    d.reason = Some(reason.to_string());
+    d.updated_at_ms = now;
+    let r = store.transact(|tx| {
+        if tx.get::<Webhooks>(&d.webhook_id)?.is_some() && tx.get::<Deliveries>(&d.id)?.is_none() {
+            insert_delivery(tx, &d)?;
         }
         ok(())
     });

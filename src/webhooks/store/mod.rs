@@ -7,7 +7,9 @@ mod deliveries;
 mod subscriptions;
 mod types;
 
-pub use attempts::{cancel_queued, record_attempts, Finished, Outcome, Recorded, Rules};
+pub use attempts::{
+    cancel_queued, fail_unsent, record_attempts, Finished, Outcome, Recorded, Rules,
+};
 pub use deliveries::{
     create_test_delivery, dequeue, enqueue, insert_delivery, list_deliveries, pending_delivery,
     prune, recover, remove_delivery, retry,
