@@ -43,14 +43,17 @@ pub(super) struct Recording {
     pub metrics: Arc<Metrics>,
 }
 
+/// Per subscription, the events whose first attempts a batch records.
+pub(super) type Firsts = HashMap<u128, BTreeSet<u64>>;
+
 /// The events whose first attempts `batch` records, per subscription, and the
 /// persisted cursors it moves in the same transaction: up to the first event of each
 /// subscription still open besides them.
 pub(super) fn first_attempts(
     progress: &Progress,
     batch: &[Finished],
-) -> (HashMap<u128, BTreeSet<u64>>, Vec<(u128, u64)>) {
-    let mut firsts: HashMap<u128, BTreeSet<u64>> = HashMap::new();
+) -> (Firsts, Vec<(u128, u64)>) {
+    let mut firsts = Firsts::new();
     for d in batch.iter().filter_map(|f| f.fresh.as_ref()) {
         firsts.entry(d.webhook_id).or_default().insert(d.event_seq);
     }
