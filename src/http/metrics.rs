@@ -25,7 +25,7 @@ pub fn scrape(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
             .map(|(s, n)| (s.as_str(), n))
             .collect(),
         packing_backlog: order_packing::backlog(&app.store)?.unwrap_or(0),
-        delivery_queue: backlog.queued,
+        delivery_queue: backlog.queued + app.webhooks.queue.unstored() as u64,
         delivery_lag_secs: backlog
             .oldest_ms
             .map_or(0.0, |ms| ((now_ms as i64 - ms).max(0) as f64) / 1000.0),

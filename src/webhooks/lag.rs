@@ -7,7 +7,8 @@ use storage::Store;
 /// The engine's backlog as stored.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Backlog {
-    /// Deliveries waiting for an attempt (due now or later).
+    /// Stored deliveries waiting for an attempt (due now or later); those waiting for
+    /// their first attempt are in memory only (`DueQueue::unstored`).
     pub queued: u64,
     /// Unix ms of the oldest event not yet delivered to every subscription that wants it:
     /// the oldest queued delivery, or the first event a subscription's cursor has not yet

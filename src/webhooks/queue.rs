@@ -108,6 +108,12 @@ impl DueQueue {
         self.inner.lock().unwrap().records.remove(&id)
     }
 
+    /// Deliveries fan-out made that wait for their first attempt: storage has none of
+    /// them yet (the `webhook_queue_depth` metric adds them to the stored queue).
+    pub fn unstored(&self) -> usize {
+        self.inner.lock().unwrap().records.len()
+    }
+
     /// The subscription's unfinished deliveries: queued plus in flight. Storage holds as
     /// many queue entries once everything this copy was told is durable; entries only
     /// storage has (queued by the API) count from the resync it asks for.
@@ -327,8 +333,10 @@ mod tests {
         assert_eq!(taken, vec![(5, 10)]);
         // In flight still counts; its record is there once.
         assert_eq!(q.unfinished(1), 2);
+        assert_eq!(q.unstored(), 3);
         assert_eq!(q.take_record(10).map(|d| d.id), Some(10));
         assert!(q.take_record(10).is_none());
+        assert_eq!(q.unstored(), 2, "taken by its first attempt");
         // Not started: back with its record.
         assert_eq!(q.take_due(1, 6, 8).0, vec![(6, 11)]);
         q.put_back(1, 6, 11);
