@@ -55,6 +55,11 @@ fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     by_vol.max(by_wt).max(big).max(by_dff)
 }
 
+/// Most randomised fills per box in the search's moves. Long budgets (5 s) searched better
+/// with more, cheaper moves than with the 32 fills their budget would give (BENCHMARKS.md,
+/// session 12); the default budget gets 4.
+const SEARCH_RESTARTS: usize = 8;
+
 /// Packs the units one warehouse ships; true when the packing is provably optimal under a
 /// count goal (every unit in, as few boxes as the lower bound).
 fn pack_depot(
@@ -126,7 +131,7 @@ fn pack_depot(
         goal: p.goal,
         stop_at: start + budget,
         patience: p.patience,
-        restarts: p.restarts / 2,
+        restarts: (p.restarts / 2).min(SEARCH_RESTARTS),
         idle_work: (p.patience as u64 / 12).max(2) * (ctx.work.get() - start).max(1),
         lower_bound: bound,
     };
