@@ -284,7 +284,7 @@ const HARD_PATIENCE: usize = 16;
 /// Search seeds the harder search tries per split.
 const HARD_SEEDS: u64 = 2;
 /// Budgets the moves between warehouses ([`shift`]) may spend over all splits together.
-const SHIFT_BUDGETS: u64 = 3;
+const SHIFT_BUDGETS: u64 = 6;
 
 /// `split`, packed as `bins` with every unit in, after [`shift::refine`] while two more
 /// budgets last (each warehouse packed again at the request's patience).
