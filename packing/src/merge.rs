@@ -16,7 +16,7 @@ const ORDERS: [Order; 4] = [Order::Volume, Order::Footprint, Order::Longest, Ord
 fn held(kinds: &[Kind], k: u32, t: Option<usize>) -> Option<Kind> {
     let t = t?;
     let mut kind = kinds[k as usize].clone();
-    kind.turns = vec![kind.turns[t].clone()];
+    kind.turns = vec![kind.turns[t]];
     Some(kind)
 }
 
@@ -182,5 +182,19 @@ pub(crate) fn merge_pairs(
             }
         }
         return saved;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn two_boxes_of_a_warehouse_go_into_one_with_the_big_units_turned() {
+        // Cart 474: the second warehouse's six 10.5 x 6 x 9.5 units turned 9.5 across leave
+        // the strip its three fixed 4.5 x 1.5 x 8.5 units need: 2 boxes, the bound.
+        let req = crate::carts::cart(474);
+        assert_eq!(crate::split_bound::lower_bound(&req).unwrap(), 2);
+        let sol = crate::pack(&req).unwrap();
+        assert_eq!(sol.summary.total_packages, 2);
+        assert!(crate::validate(&req, &sol).is_ok());
     }
 }
