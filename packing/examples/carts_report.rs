@@ -1,7 +1,8 @@
 //! The carts benchmark alone: the 500 seeded carts of `packing::carts` packed by the engine at
 //! default options (best of `--variants K` portfolio variants, default 1) and by the plain FFD,
 //! every result validated; prints packages, the saving and the time per cart (wall and CPU).
-//! `cargo run -p packing --release --example carts_report [-- --variants 2]`.
+//! `cargo run -p packing --release --example carts_report [-- --variants 2] [--verbose]
+//! [--only 3,17,441]`.
 
 use packing::{baseline, carts, pack_portfolio, split_bound, validate};
 use std::time::Instant;
@@ -31,8 +32,15 @@ fn main() {
         .map_or(1, |v| v.parse::<u32>().expect("a number of variants"));
     let (mut ours, mut plain, mut units, mut bound, mut at_bound) = (0, 0, 0, 0, 0);
     let verbose = args.iter().any(|a| a == "--verbose");
+    // `--only 3,17,441`: just these seeds (for iterating on the carts above the bound).
+    let only: Option<Vec<u64>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.split(',').map(|s| s.parse().expect("a seed")).collect());
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
-    for seed in 0..500 {
+    let seeds = only.unwrap_or_else(|| (0..500).collect());
+    for &seed in &seeds {
         let req = carts::cart(seed);
         let (t, c0) = (Instant::now(), cpu_ms());
         let sol = pack_portfolio(&req, variants).expect("pack");

@@ -79,6 +79,17 @@ pub(crate) fn sort_units(units: &mut [u32], kinds: &[Kind], order: Order) {
     });
 }
 
+/// Moves the units nothing may rest on (`no_load`) to the end of `units`, keeping the order
+/// otherwise: packed last, they can lie on top of the others instead of taking floor space
+/// no other unit may cover. False (and `units` unchanged) when there are none.
+pub(crate) fn no_load_last(units: &mut [u32], kinds: &[Kind]) -> bool {
+    if !units.iter().any(|&k| kinds[k as usize].no_load) {
+        return false;
+    }
+    units.sort_by_key(|&k| kinds[k as usize].no_load);
+    true
+}
+
 /// Places into `bin`, in order, every unit of `order` not yet `taken` that fits; returns the
 /// indices placed. A kind that failed once is not tried again in this fill: later units only
 /// take room away, and the rare new position they open is not worth a retry of every kind

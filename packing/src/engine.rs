@@ -5,10 +5,13 @@
 use crate::assemble::{assemble, Plan};
 use crate::balance;
 use crate::bound;
-use crate::construct::{build, repack_with, sort_units, Effort, Order, CONFIGS, MERITS};
+use crate::construct::{
+    build, no_load_last, repack_with, sort_units, Effort, Order, CONFIGS, MERITS,
+};
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
 use crate::large;
+use crate::merge;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
@@ -75,15 +78,19 @@ fn pack_depot(
     let mut best: Option<Packing> = None;
     // Heavy units first when they must not rest on lighter ones.
     let heavy = (Order::Weight, Merit::ContactTall);
+    // Units nothing may rest on also go last, on top of the others, in the second start.
+    let on_top = units.iter().any(|&k| ctx.kinds[k as usize].no_load);
     let configs = p
         .rules
         .heavy_bottom
-        .then_some(heavy)
+        .then_some((heavy, false))
         .into_iter()
-        .chain(CONFIGS);
+        .chain(CONFIGS.iter().take(1).map(|&c| (c, false)))
+        .chain(on_top.then_some((CONFIGS[0], true)))
+        .chain(CONFIGS.iter().skip(1).map(|&c| (c, false)));
     let bound = lower_bound(units, depot, ctx);
     let count_goal = !matches!(p.goal, Goal::LowestCost | Goal::BestFit);
-    for (i, (order, merit)) in configs.enumerate() {
+    for (i, ((order, merit), last)) in configs.enumerate() {
         // Past the first start, more starts only while they are cheap next to the budget and
         // the best one is not provably optimal.
         let optimal = best
@@ -94,6 +101,9 @@ fn pack_depot(
         }
         let mut sorted = units.to_vec();
         sort_units(&mut sorted, ctx.kinds, order);
+        if last {
+            no_load_last(&mut sorted, ctx.kinds);
+        }
         let mut left = quantities.clone();
         let (bins, leftover) = build(
             &sorted,
@@ -279,7 +289,7 @@ const HARD_PATIENCE: usize = 16;
 /// Search seeds the harder search tries per split.
 const HARD_SEEDS: u64 = 2;
 /// Budgets the moves between warehouses ([`shift`]) may spend over all splits together.
-const SHIFT_BUDGETS: u64 = 3;
+const SHIFT_BUDGETS: u64 = 6;
 
 /// `split`, packed as `bins` with every unit in, after [`shift::refine`] while two more
 /// budgets last (each warehouse packed again at the request's patience).
@@ -300,6 +310,29 @@ fn shifted(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], bins: Vec<Vec<Bin>>, vari
         })
         .collect();
     (bins, unfitted)
+}
+
+/// Packs two boxes of a warehouse into one ([`merge`]) where the warehouse is above its own
+/// bound, while one more budget lasts.
+fn merged(p: &Problem, ctx: &Ctx, bins: &mut [Vec<Bin>]) {
+    let stop_at = ctx.work.get() + p.budget;
+    for (w, wb) in bins.iter_mut().enumerate() {
+        let depot = &p.depots[w];
+        let units: Vec<u32> = wb
+            .iter()
+            .flat_map(|b| b.placed.iter().map(|q| q.kind))
+            .collect();
+        if wb.len() < 2 || wb.len() <= lower_bound(&units, depot, ctx) {
+            continue;
+        }
+        let mut left: Vec<Option<u64>> = depot.boxes.iter().map(|b| b.quantity).collect();
+        for b in wb.iter() {
+            if let Some(q) = &mut left[b.box_kind] {
+                *q -= 1;
+            }
+        }
+        merge::merge_pairs(wb, &depot.boxes, &mut left, ctx, stop_at);
+    }
 }
 
 /// What a variant of a race came to: its plan (and the work after which it was provably
@@ -385,6 +418,9 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
                 best = cand;
             }
         }
+    }
+    if assignment.floor > 0 && above(&best) && best.1.is_empty() && !ctx.beaten() {
+        merged(&p, &ctx, &mut best.0);
     }
     if ctx.beaten() {
         return Ok(Solved::Beaten);
