@@ -1,5 +1,7 @@
 //! glibc malloc settings that bound resident memory: fewer arenas, and handing the
-//! startup's freed heap back to the kernel. No-ops on other allocators and platforms.
+//! startup's freed heap back to the kernel. The `fulfilld` binary allocates with jemalloc
+//! (`main.rs`), so there they bound only what C code takes from glibc; they still shape
+//! the tests' in-process servers. No-ops on other platforms.
 
 /// Caps malloc arenas at the number of CPUs (glibc's default is eight per CPU). Every
 /// tokio worker and sled thread otherwise gets its own arena, and each keeps the free
