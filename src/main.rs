@@ -8,10 +8,10 @@ use fulfilld::cli::{self, Cli, Command};
 use fulfilld::config::LogFormat;
 
 /// jemalloc, not glibc's malloc: under webhook load a quarter of the server's CPU went to
-/// glibc's allocator, and at 1,000 orders/s with three subscriptions to every kind the
-/// delivery backlog grew for the whole run (p99 lag 44 s; 4.0 s with jemalloc). Resident
-/// memory at a million orders stays under 512 MB (BENCHMARKS.md, delivery lag,
-/// 2026-11-28); mimalloc was as fast but took 593 MB there.
+/// glibc's allocator; at 1,000 orders/s with three subscriptions to every kind jemalloc
+/// delivers 1.3-1.5x as much in alternated runs. Resident memory at a million orders stays
+/// under 512 MB (BENCHMARKS.md, delivery lag, 2026-11-28); mimalloc was as fast but took
+/// 593 MB there.
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
