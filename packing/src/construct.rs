@@ -297,6 +297,14 @@ pub(crate) fn perturbed<T: Copy>(items: &[T], rng: &mut SplitMix64) -> Vec<T> {
     v
 }
 
+/// Whether `units` could fit in one box of kind `bk` by volume and weight alone: the cheap
+/// test before any placement is tried.
+pub(crate) fn may_hold(units: &[u32], bk: &BoxKind, ctx: &Ctx) -> bool {
+    let total: i128 = units.iter().map(|&k| ctx.kinds[k as usize].volume).sum();
+    let weight: i64 = units.iter().map(|&k| ctx.kinds[k as usize].weight).sum();
+    total <= bk.volume && weight <= bk.cap
+}
+
 /// Packs exactly `units` into one box of kind `bk` with one configuration; `None` when some
 /// unit is left over.
 pub(crate) fn repack_with(
@@ -306,9 +314,7 @@ pub(crate) fn repack_with(
     ctx: &Ctx,
     (order, merit): (Order, Merit),
 ) -> Option<Bin> {
-    let total: i128 = units.iter().map(|&k| ctx.kinds[k as usize].volume).sum();
-    let weight: i64 = units.iter().map(|&k| ctx.kinds[k as usize].weight).sum();
-    if total > bk.volume || weight > bk.cap {
+    if !may_hold(units, bk, ctx) {
         return None;
     }
     let mut sorted = units.to_vec();

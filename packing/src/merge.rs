@@ -3,7 +3,7 @@
 //! (each large kind held to one turn or left free, several orders, every merit), which finds
 //! the layouts where a greedy turn choice wastes the strip a last few units needed.
 
-use crate::construct::{fill, no_load_last, sort_units, Order, MERITS};
+use crate::construct::{fill, may_hold, no_load_last, sort_units, Order, MERITS};
 use crate::placement::{Bin, Ctx, Placed};
 use crate::problem::{BoxKind, Kind};
 
@@ -42,9 +42,7 @@ pub(crate) fn pack_into(
     ctx: &Ctx,
     stop_at: u64,
 ) -> Option<Bin> {
-    let total: i128 = units.iter().map(|&k| ctx.kinds[k as usize].volume).sum();
-    let weight: i64 = units.iter().map(|&k| ctx.kinds[k as usize].weight).sum();
-    if total > bk.volume || weight > bk.cap {
+    if !may_hold(units, bk, ctx) {
         return None;
     }
     let mut distinct = units.to_vec();
