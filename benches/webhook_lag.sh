@@ -8,6 +8,7 @@
 #   LAG_RATES="500" LAG_SECS=20 bash benches/webhook_lag.sh
 #   WEBHOOK_BIN=/dir bash benches/webhook_lag.sh    # prebuilt fulfilld and webhook_load in /dir
 #   LAG_ERRORS=1 bash benches/webhook_lag.sh        # also count failed attempts' errors (jq)
+#   LAG_H2=1 bash benches/webhook_lag.sh            # the receiver offers HTTP/2 too
 #
 # Targets: p99 under 1 s at 500 orders/s and under 2 s at 1,000 orders/s.
 # Only 127.0.0.1 is used; servers stop when their run (or the script) ends.
@@ -46,7 +47,7 @@ for rate in $RATES; do
     log "$rate orders/s for $SECS s: server at $API"
     "$BENCH" run --base "$API" --cert "$data/tls/cert.pem" --api-key "$KEY" \
         --certs "$WORK/certs" --subs 3 --events all --rate "$rate" --secs "$SECS" \
-        --after 15 | tee "$WORK/report-$rate"
+        --after 15 ${LAG_H2:+--h2} | tee "$WORK/report-$rate"
     echo "server resident memory: $(rss)"
     # CPU the server used (user + system), against the machine's load from other work.
     awk -v hz="$(getconf CLK_TCK)" '{printf "server CPU: %.1f s\n", ($14 + $15) / hz}' "/proc/$PID/stat"

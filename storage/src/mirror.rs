@@ -1,9 +1,12 @@
-//! Exact in-memory copies of the catalog tables that every order line reads (products,
-//! inventory, warehouses and the counters in `Meta`), so creating an order never waits on
-//! sled's page cache, whatever its size. Loaded once at open, then kept equal to sled by
-//! the commit thread, which applies each batch here right after sled. The cost is about
-//! 1 KB per product with two inventory records: large catalogs only, where sled's cache
-//! would have needed that memory to be fast anyway.
+//! Exact in-memory copies of the small tables read on hot paths: the catalog tables that
+//! every order line reads (products, inventory, warehouses and the counters in `Meta`), and
+//! the webhook subscriptions and their cursors, which the webhook engine reads on every
+//! pass. Why: a sled read waits while the commit thread applies a batch (sled 0.34 takes a
+//! global lock for each transaction), and inside `transact` such a wait holds our writer
+//! lock too. Loaded once at open, then kept equal to sled by the commit thread, which
+//! applies each batch here right after sled. The cost is about 1 KB per product with two
+//! inventory records: large catalogs only, where sled's cache would have needed that
+//! memory to be fast anyway.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -13,12 +16,14 @@ use sled::IVec;
 
 use crate::error::Result;
 use crate::tables::{
-    Inventory, InventoryBySku, Meta, Products, ProductsBySku, Table, Warehouses, TABLE_NAMES,
+    Inventory, InventoryBySku, Meta, Products, ProductsBySku, Table, Warehouses, WebhookCursors,
+    Webhooks, TABLE_NAMES,
 };
 use crate::write_set::WriteSet;
 
 /// Tables held in memory. They stay small next to orders and their history: one record
-/// per product, per (SKU, warehouse) and per warehouse, and a few dozen counters.
+/// per product, per (SKU, warehouse), per warehouse and per webhook subscription (two),
+/// and a few dozen counters.
 const MIRRORED: &[usize] = &[
     Meta::INDEX,
     Products::INDEX,
@@ -26,6 +31,8 @@ const MIRRORED: &[usize] = &[
     Warehouses::INDEX,
     Inventory::INDEX,
     InventoryBySku::INDEX,
+    Webhooks::INDEX,
+    WebhookCursors::INDEX,
 ];
 
 type Map = BTreeMap<IVec, IVec>;
