@@ -194,20 +194,30 @@ fn persist_cursors(store: &Store, moves: &[(u128, u64, u64)]) -> storage::Result
 /// Runs until shutdown: fans out while there is room and hands the deliveries to the
 /// scheduler at once (nothing of theirs is stored yet); sleeps until the recorder frees
 /// room or the poll interval ends.
+///
+/// A pass runs on the blocking pool: its outbox scans are sled reads, which wait while
+/// the commit thread applies a batch, and must not hold an async worker meanwhile.
 pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
     loop {
         if shutdown.is_set() {
             return;
         }
-        // A resync asked for (by the API, or a failed write) is merged before counting.
-        if let Err(e) = handle.queue.resync_if_asked(&store) {
-            tracing::warn!(error = %e, "webhook queue resync failed");
-        }
-        match fan_out(&store, &handle.progress, BACKLOG, |hook| {
-            handle.queue.unfinished(hook)
-        }) {
-            Ok(f) if f.moved == 0 => {}
-            Ok(f) => {
+        let pass = {
+            let (store, handle) = (store.clone(), handle.clone());
+            tokio::task::spawn_blocking(move || {
+                // A resync asked for (by the API, or a failed write) is merged before
+                // counting.
+                if let Err(e) = handle.queue.resync_if_asked(&store) {
+                    tracing::warn!(error = %e, "webhook queue resync failed");
+                }
+                fan_out(&store, &handle.progress, BACKLOG, |hook| {
+                    handle.queue.unfinished(hook)
+                })
+            })
+        };
+        match pass.await {
+            Ok(Ok(f)) if f.moved == 0 => {}
+            Ok(Ok(f)) => {
                 tracing::debug!(subscriptions = f.moved, "webhook events fanned out");
                 if !f.queued.is_empty() {
                     handle.queue.add_fanned(f.queued);
@@ -215,7 +225,8 @@ pub async fn run(store: Store, handle: Handle, mut shutdown: Shutdown) {
                 }
                 continue;
             }
-            Err(e) => tracing::warn!(error = %e, "webhook fan-out failed"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "webhook fan-out failed"),
+            Err(e) => tracing::warn!(error = %e, "webhook fan-out pass failed"),
         }
         tokio::select! {
             _ = shutdown.wait() => return,

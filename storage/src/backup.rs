@@ -65,13 +65,12 @@ impl Drop for CaptureGuard<'_> {
 /// transactions keep committing; the writer lock is held only to mark the point. A sink
 /// error stops the export and is returned as [`Error::Backup`]. One export runs at a time.
 pub(crate) fn export(
-    db: &sled::Db,
     trees: &[sled::Tree],
     commits: &GroupCommit,
     sink: &mut dyn FnMut(ExportItem<'_>) -> std::io::Result<()>,
 ) -> Result<ExportSummary> {
     let capture = Arc::new(Capture::new());
-    let next_id = commits.begin_capture(Arc::clone(&capture), || Ok(db.generate_id()?))?;
+    let next_id = commits.begin_capture(Arc::clone(&capture))?;
     let _guard = CaptureGuard(commits);
     let io = |e: std::io::Error| Error::Backup(format!("writing the backup: {e}"));
     let info = SnapshotInfo {

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::capture::Capture;
 use crate::error::{Error, Result, TxError};
 use crate::hold;
+use crate::ids::Ids;
 use crate::mirror::Mirror;
 use crate::observe::{CommitObserver, Observer};
 use crate::txn::{self, Abort, Layers, Tx};
@@ -55,6 +56,8 @@ struct Writer {
     /// The seal's (table, key) while it is stored and no write has followed it: the
     /// next closure with writes removes it in its own batch (see `seal.rs`).
     seal: Option<(usize, IVec)>,
+    /// The ids closures draw (`Tx::next_id`) and their persisted reservation.
+    ids: Ids,
     /// Polls of held futures (`hold.rs`) whose writes are in `open`: it is not taken
     /// while any is running.
     pins: usize,
@@ -199,7 +202,6 @@ pub(crate) struct GroupCommit {
     shared: Arc<Shared>,
     trees: Vec<sled::Tree>,
     mirror: Arc<Mirror>,
-    db: sled::Db,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -216,11 +218,13 @@ impl GroupCommit {
         limits: BatchLimits,
         mirror: Arc<Mirror>,
         seal: Option<(usize, IVec)>,
+        ids: Ids,
     ) -> GroupCommit {
         let (done, _) = watch::channel(0);
         let shared = Arc::new(Shared {
             writer: Mutex::new(Writer {
                 seal,
+                ids,
                 ..Writer::default()
             }),
             work: Condvar::new(),
@@ -258,7 +262,6 @@ impl GroupCommit {
             shared,
             trees,
             mirror,
-            db,
             threads: Mutex::new(vec![committer, syncer]),
         }
     }
@@ -297,10 +300,13 @@ impl GroupCommit {
             committing: w.committing.as_deref(),
             trees: &self.trees,
             mirror: &self.mirror,
-            db: &self.db,
+            ids: w.ids.counter(),
         };
         let (r, mut writes) = txn::run(layers, f)?;
         if !writes.is_empty() {
+            if let Some((table, key, value)) = w.ids.reserve() {
+                writes.put(table, key, Some(value));
+            }
             if let Some((table, key)) = w.seal.take() {
                 writes.put(table, key, None);
             }
@@ -413,14 +419,11 @@ impl GroupCommit {
     }
 
     /// Starts `capture` at a batch boundary: waits (off the writer lock) until no batch
-    /// is being applied, then, under the writer lock, runs `at_point` and registers the
-    /// capture, so sled holds exactly the batches taken before it and every later batch
-    /// records what it overwrites. Closures run meanwhile only while it waits.
-    pub(crate) fn begin_capture<T>(
-        &self,
-        capture: Arc<Capture>,
-        at_point: impl FnOnce() -> Result<T>,
-    ) -> Result<T> {
+    /// is being applied, then, under the writer lock, registers the capture and returns
+    /// the next id closures would draw, so sled holds exactly the batches taken before it
+    /// and every later batch records what it overwrites. Closures run meanwhile only
+    /// while it waits.
+    pub(crate) fn begin_capture(&self, capture: Arc<Capture>) -> Result<u64> {
         let mut w = lock(&self.shared.writer);
         while w.committing.is_some() {
             w = self
@@ -432,9 +435,8 @@ impl GroupCommit {
         if w.capture.is_some() {
             return Err(Error::Backup("another backup is running".into()));
         }
-        let out = at_point()?;
         w.capture = Some(capture);
-        Ok(out)
+        Ok(w.ids.peek())
     }
 
     /// Ends the capture: batches taken from now on record nothing.

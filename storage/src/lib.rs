@@ -21,6 +21,7 @@ mod error;
 mod gate;
 mod group_commit;
 mod hold;
+mod ids;
 pub mod keys;
 mod mirror;
 mod observe;
@@ -150,6 +151,7 @@ impl Store {
         }
         let mirror = Arc::new(Mirror::load(&trees)?);
         let seal = seal::stored(&trees)?;
+        let ids = ids::Ids::load(&db, &trees[tables::Meta::INDEX])?;
         let commits = GroupCommit::start(
             db.clone(),
             trees.clone(),
@@ -157,6 +159,7 @@ impl Store {
             limits,
             Arc::clone(&mirror),
             seal,
+            ids,
         );
         Ok(Store {
             inner: Arc::new(Inner {
@@ -337,7 +340,7 @@ impl Store {
         &self,
         sink: &mut dyn FnMut(ExportItem<'_>) -> std::io::Result<()>,
     ) -> Result<ExportSummary> {
-        backup::export(&self.inner.db, &self.inner.trees, &self.inner.commits, sink)
+        backup::export(&self.inner.trees, &self.inner.commits, sink)
     }
 
     /// Reports every batch and fdatasync to `o` from now on; `false` if an observer was set

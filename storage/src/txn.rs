@@ -2,7 +2,7 @@
 //! that runs under the store's single writer lock against an in-memory overlay; its
 //! writes join the open batch that `group_commit.rs` applies to sled atomically.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use sled::IVec;
 
@@ -46,8 +46,8 @@ pub(crate) struct Layers<'a> {
     pub(crate) trees: &'a [sled::Tree],
     /// The catalog tables in memory, equal to sled once `committing` is gone.
     pub(crate) mirror: &'a Mirror,
-    /// Source of [`Tx::next_id`]; persisted by sled so ids are never reused.
-    pub(crate) db: &'a sled::Db,
+    /// Source of [`Tx::next_id`] (see `ids.rs`).
+    pub(crate) ids: &'a Cell<u64>,
 }
 
 /// The closure's handle on every table.
@@ -106,7 +106,7 @@ impl Tx<'_> {
     /// A database-wide id, increasing in commit order (closures run one at a time) and
     /// never reused, even after a crash; ids of aborted or lost transactions are skipped.
     pub fn next_id(&self) -> Result<u64, TxFail> {
-        self.below.db.generate_id().map_err(engine)
+        Ok(crate::ids::next_id(self.below.ids))
     }
 
     /// Appends an event to the outbox in this transaction; returns its sequence number.

@@ -310,6 +310,32 @@ fn concurrent_outbox_sequence_follows_commit_order() {
     assert_eq!(payloads.len(), events.len(), "an event was stored twice");
 }
 
+#[test]
+fn sequence_numbers_keep_rising_across_reopens_and_skip_what_aborts_drew() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for round in 0..3 {
+        let store = open(dir.path());
+        // An aborted closure draws ids too: a gap, never a reuse.
+        let _ = store.transact(|tx| {
+            tx.emit(event("x.aborted", "{}"))?;
+            abort::<(), _>(())
+        });
+        for i in 0..3 {
+            store
+                .transact(|tx| {
+                    tx.emit(event("x.kept", format!("{round}.{i}")))?;
+                    Ok::<_, Abort<()>>(())
+                })
+                .unwrap();
+        }
+        store.durable_blocking().unwrap();
+        seen = outbox(&store).into_iter().map(|e| e.seq).collect();
+        assert_eq!(seen.len(), 3 * (round + 1));
+    }
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+}
+
 // ---------------------------------------------------------------- schema and lifecycle
 
 #[test]

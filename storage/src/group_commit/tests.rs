@@ -98,8 +98,8 @@ fn closures_see_the_open_batch_and_an_abort_drops_only_its_own_writes() {
             Ok::<_, Abort<()>>(())
         })
         .unwrap();
-    // Every write above waits in one open batch.
-    commits.wait_until(|w| w.committing.is_none() && w.open.entries() == 4);
+    // Every write above waits in one open batch, with the reservation of the event's id.
+    commits.wait_until(|w| w.committing.is_none() && w.open.entries() == 5);
 
     commits.hooks(|h| h.hold_before_take = false);
     store.durable_blocking().unwrap();
