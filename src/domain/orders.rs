@@ -127,10 +127,15 @@ pub fn create(d: &Domain, new: &NewOrder, client_id: &str) -> Result<Created, Tx
     skus.sort_unstable();
     skus.dedup();
     let candidates = inventory_ids(store, &skus).map_err(TxError::Storage)?;
+    // Read before the transaction: a sled read inside it would hold the writer lock while
+    // the commit thread applies a batch.
+    let known = store
+        .preread::<OrdersByExternalId>(&new.external_id)
+        .map_err(TxError::Storage)?;
     let now = now_ms();
     let id = uuid::Uuid::now_v7().as_u128();
     let result = store.transact(|tx| {
-        if let Some(existing) = tx.get::<OrdersByExternalId>(&new.external_id)? {
+        if let Some(existing) = tx.get_preread::<OrdersByExternalId>(&new.external_id, &known)? {
             let Some(o) = tx.get::<Orders>(&existing)? else {
                 return abort(OrderError::ExternalIdConflict);
             };

@@ -109,6 +109,9 @@ struct Shared {
     applied: Condvar,
     /// Generation of the last closure that committed writes. Written under `writer`.
     committed: AtomicU64,
+    /// Batches sled has taken whose `committing` layer is gone (see `Preread`).
+    /// Written under `writer`.
+    applied_batches: AtomicU64,
     limits: BatchLimits,
     state: Mutex<State>,
     /// The sync thread sleeps here (on `state`) until sled has written a new batch.
@@ -231,6 +234,7 @@ impl GroupCommit {
             room: Condvar::new(),
             applied: Condvar::new(),
             committed: AtomicU64::new(0),
+            applied_batches: AtomicU64::new(0),
             limits,
             state: Mutex::new(State::default()),
             to_sync: Condvar::new(),
@@ -301,6 +305,7 @@ impl GroupCommit {
             trees: &self.trees,
             mirror: &self.mirror,
             ids: w.ids.counter(),
+            applied_batches: shared.applied_batches.load(Ordering::Acquire),
         };
         let (r, mut writes) = txn::run(layers, f)?;
         if !writes.is_empty() {
@@ -418,6 +423,11 @@ impl GroupCommit {
         self.shared.fail(msg);
     }
 
+    /// Batches applied so far, read before a `Preread`'s plain read.
+    pub(crate) fn applied_batches(&self) -> u64 {
+        self.shared.applied_batches.load(Ordering::Acquire)
+    }
+
     /// Starts `capture` at a batch boundary: waits (off the writer lock) until no batch
     /// is being applied, then, under the writer lock, registers the capture and returns
     /// the next id closures would draw, so sled holds exactly the batches taken before it
@@ -533,7 +543,11 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
             Err(e) => shared.fail_on(e),
         }
         // sled holds the batch now (or the store has failed): read through to it.
-        lock(&shared.writer).committing = None;
+        {
+            let mut w = lock(&shared.writer);
+            w.committing = None;
+            shared.applied_batches.fetch_add(1, Ordering::Release);
+        }
         shared.applied.notify_all();
         drop(batch);
         if applied.is_err() {

@@ -47,7 +47,7 @@ pub use observe::CommitObserver;
 pub use records::*;
 pub use schema::CURRENT as SCHEMA_VERSION;
 pub use tables::{Table, TABLE_NAMES};
-pub use txn::{abort, Abort, Tx, TxFail};
+pub use txn::{abort, Abort, Preread, Tx, TxFail};
 
 use group_commit::GroupCommit;
 use mirror::Mirror;
@@ -225,6 +225,15 @@ impl Store {
     /// [`Store::durable`] for threads outside an async runtime.
     pub fn durable_blocking(&self) -> Result<()> {
         self.inner.commits.wait_durable_blocking()
+    }
+
+    /// A plain read to check again inside a transaction with [`Tx::get_preread`].
+    pub fn preread<T: Table>(&self, key: &T::Key) -> Result<Preread<T::Value>> {
+        let applied_batches = self.inner.commits.applied_batches();
+        Ok(Preread {
+            value: self.get::<T>(key)?,
+            applied_batches,
+        })
     }
 
     pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>> {

@@ -48,6 +48,8 @@ pub(crate) struct Layers<'a> {
     pub(crate) mirror: &'a Mirror,
     /// Source of [`Tx::next_id`] (see `ids.rs`).
     pub(crate) ids: &'a Cell<u64>,
+    /// Batches applied to sled whose layer is gone, as of this closure (see [`Preread`]).
+    pub(crate) applied_batches: u64,
 }
 
 /// The closure's handle on every table.
@@ -60,16 +62,35 @@ fn engine(e: sled::Error) -> TxFail {
     TxFail(e.into())
 }
 
+/// A plain read made before a transaction, to be checked again inside it with
+/// [`Tx::get_preread`] without reading sled there: a sled read waits while the commit
+/// thread applies a batch, and inside a closure that wait holds the writer lock, so
+/// every transaction waits with it. Carries the count of batches applied before the read.
+#[derive(Debug, Clone)]
+pub struct Preread<V> {
+    pub(crate) value: Option<V>,
+    pub(crate) applied_batches: u64,
+}
+
 impl Tx<'_> {
-    fn read(&self, table: usize, key: &[u8]) -> Result<Option<IVec>, TxFail> {
+    /// What the batches not yet in sled (this closure's, the open one, the one being
+    /// applied) hold at `key`: `Some(None)` for a removal, `None` if none wrote it.
+    fn layered(&self, table: usize, key: &[u8]) -> Option<Option<IVec>> {
         if let Some(v) = self.own.borrow().lookup(table, key) {
-            return Ok(v.cloned());
+            return Some(v.cloned());
         }
         if let Some(v) = self.below.open.lookup(table, key) {
-            return Ok(v.cloned());
+            return Some(v.cloned());
         }
         if let Some(v) = self.below.committing.and_then(|c| c.lookup(table, key)) {
-            return Ok(v.cloned());
+            return Some(v.cloned());
+        }
+        None
+    }
+
+    fn read(&self, table: usize, key: &[u8]) -> Result<Option<IVec>, TxFail> {
+        if let Some(v) = self.layered(table, key) {
+            return Ok(v);
         }
         if let Some(v) = self.below.mirror.get(table, key) {
             return Ok(v);
@@ -81,6 +102,25 @@ impl Tx<'_> {
         match self.read(T::INDEX, &key.encode())? {
             Some(bytes) => codec::decode(T::NAME, &bytes).map(Some).map_err(TxFail),
             None => Ok(None),
+        }
+    }
+
+    /// [`Tx::get`] answered from `pre` when no batch reached sled since `pre` was read
+    /// (everything newer is in the layers this checks first); otherwise read again.
+    pub fn get_preread<T: Table>(
+        &self,
+        key: &T::Key,
+        pre: &Preread<T::Value>,
+    ) -> Result<Option<T::Value>, TxFail>
+    where
+        T::Value: Clone,
+    {
+        let encoded = key.encode();
+        match self.layered(T::INDEX, &encoded) {
+            Some(Some(bytes)) => codec::decode(T::NAME, &bytes).map(Some).map_err(TxFail),
+            Some(None) => Ok(None),
+            None if self.below.applied_batches == pre.applied_batches => Ok(pre.value.clone()),
+            None => self.get::<T>(key),
         }
     }
 

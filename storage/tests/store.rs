@@ -336,6 +336,40 @@ fn sequence_numbers_keep_rising_across_reopens_and_skip_what_aborts_drew() {
     assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
 }
 
+#[test]
+fn a_preread_checked_in_a_transaction_sees_every_write_made_since() {
+    let (_dir, store) = temp_store();
+    let get = |pre: &storage::Preread<u64>| {
+        store
+            .transact(|tx| Ok::<_, Abort<()>>(tx.get_preread::<Meta>(&"k".into(), pre)?))
+            .unwrap()
+    };
+    let absent = store.preread::<Meta>(&"k".into()).unwrap();
+    assert_eq!(get(&absent), None);
+    // Written after the read, still in the open batch: the layers answer.
+    store
+        .transact(|tx| {
+            tx.insert::<Meta>(&"k".into(), &1)?;
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+    assert_eq!(get(&absent), Some(1));
+    // Applied to sled since the read: no layer holds it, so it is read again.
+    store.durable_blocking().unwrap();
+    assert_eq!(get(&absent), Some(1));
+    let present = store.preread::<Meta>(&"k".into()).unwrap();
+    assert_eq!(get(&present), Some(1));
+    store
+        .transact(|tx| {
+            tx.remove::<Meta>(&"k".into())?;
+            Ok::<_, Abort<()>>(())
+        })
+        .unwrap();
+    assert_eq!(get(&present), None, "removed in the open batch");
+    store.durable_blocking().unwrap();
+    assert_eq!(get(&present), None, "removed in sled");
+}
+
 // ---------------------------------------------------------------- schema and lifecycle
 
 #[test]
