@@ -313,7 +313,7 @@ fn shifted(
     let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
     let start = ctx.work.get();
     let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten();
-    let pack_hard: Option<&dyn Fn(usize, &[u32]) -> shift::Part> = hard.then_some(&pack_hard);
+    let pack_hard: Option<shift::Packer> = hard.then_some(&pack_hard);
     shift::refine(p, &mut split, &mut parts, &pack, pack_hard, &spent);
     let mut unfitted = Vec::new();
     let bins = parts

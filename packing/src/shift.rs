@@ -10,6 +10,9 @@ use crate::solution::UnfitReason;
 /// One warehouse's packing: its boxes and the units left out of them.
 pub(crate) type Part = (Vec<Bin>, Vec<(u32, UnfitReason)>);
 
+/// Packs warehouse `w`'s share `units`.
+pub(crate) type Packer<'a> = &'a dyn Fn(usize, &[u32]) -> Part;
+
 /// Units of kind `k` in `units`.
 fn count(units: &[u32], k: u32) -> usize {
     units.iter().filter(|&&x| x == k).count()
@@ -63,8 +66,8 @@ pub(crate) fn refine(
     p: &Problem,
     split: &mut [Vec<u32>],
     parts: &mut [Part],
-    pack: &dyn Fn(usize, &[u32]) -> Part,
-    pack_hard: Option<&dyn Fn(usize, &[u32]) -> Part>,
+    pack: Packer,
+    pack_hard: Option<Packer>,
     spent: &dyn Fn() -> bool,
 ) -> bool {
     let nd = split.len();
