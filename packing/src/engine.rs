@@ -293,14 +293,28 @@ const SHIFT_BUDGETS: u64 = 6;
 
 /// `split`, packed as `bins` with every unit in, after [`shift::refine`] while two more
 /// budgets last (each warehouse packed again at the request's patience).
-fn shifted(p: &Problem, ctx: &Ctx, split: &[Vec<u32>], bins: Vec<Vec<Bin>>, variant: u64) -> Plan2 {
+fn shifted(
+    p: &Problem,
+    ctx: &Ctx,
+    split: &[Vec<u32>],
+    bins: Vec<Vec<Bin>>,
+    variant: u64,
+    hard: bool,
+) -> Plan2 {
     let busy = split.iter().filter(|u| !u.is_empty()).count().max(1) as u64;
     let pack = |w: usize, units: &[u32]| pack_one(p, ctx, w, units, p.budget / busy, variant).0;
+    let harder = Problem {
+        patience: p.patience * HARD_PATIENCE,
+        ..p.clone()
+    };
+    let pack_hard =
+        |w: usize, units: &[u32]| pack_one(&harder, ctx, w, units, p.budget / busy, variant).0;
     let mut split = split.to_vec();
     let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
     let start = ctx.work.get();
     let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten();
-    shift::refine(p, &mut split, &mut parts, &pack, &spent);
+    let pack_hard: Option<shift::Packer> = hard.then_some(&pack_hard);
+    shift::refine(p, &mut split, &mut parts, &pack, pack_hard, &spent);
     let mut unfitted = Vec::new();
     let bins = parts
         .into_iter()
@@ -402,7 +416,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
         // Then moves between warehouses judged by full packings, from the best split and from
         // each split ranked before, while SHIFT_BUDGETS more budgets last.
         if above(&best) && best.1.is_empty() && !ctx.beaten() {
-            best = shifted(&p, &ctx, best_split, best.0, variant);
+            best = shifted(&p, &ctx, best_split, best.0, variant, false);
         }
         let start = ctx.work.get();
         for split in splits {
@@ -413,10 +427,27 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
             if !cand.1.is_empty() {
                 continue;
             }
-            let cand = shifted(&p, &ctx, split, cand.0, variant);
+            let cand = shifted(&p, &ctx, split, cand.0, variant, false);
             if plan_rank(&cand, &p) < plan_rank(&best, &p) {
                 best = cand;
             }
+        }
+        // Last, the moves from the best plan where a move one box short gets the harder
+        // search on the receiving warehouse (after the others, whose budget it would eat).
+        if above(&best) && best.1.is_empty() && !ctx.beaten() {
+            let split: Vec<Vec<u32>> = best
+                .0
+                .iter()
+                .map(|bins| {
+                    let mut u: Vec<u32> = bins
+                        .iter()
+                        .flat_map(|b| b.placed.iter().map(|q| q.kind))
+                        .collect();
+                    u.sort_unstable();
+                    u
+                })
+                .collect();
+            best = shifted(&p, &ctx, &split, best.0, variant, true);
         }
     }
     if assignment.floor > 0 && above(&best) && best.1.is_empty() && !ctx.beaten() {

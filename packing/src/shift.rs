@@ -10,6 +10,9 @@ use crate::solution::UnfitReason;
 /// One warehouse's packing: its boxes and the units left out of them.
 pub(crate) type Part = (Vec<Bin>, Vec<(u32, UnfitReason)>);
 
+/// Packs warehouse `w`'s share `units`.
+pub(crate) type Packer<'a> = &'a dyn Fn(usize, &[u32]) -> Part;
+
 /// Units of kind `k` in `units`.
 fn count(units: &[u32], k: u32) -> usize {
     units.iter().filter(|&&x| x == k).count()
@@ -55,13 +58,16 @@ fn offers(p: &Problem, split: &[Vec<u32>], boxes: &[Bin], from: usize, to: usize
 
 /// Improves `split` (units per warehouse, each sorted) and its packing `parts` in place by
 /// moving [`offers`] between warehouses, first improvement, until no move saves a box or
-/// `spent` says the budget is gone. `pack(w, units)` packs warehouse `w`'s share. True when
-/// a move was kept.
+/// `spent` says the budget is gone. `pack(w, units)` packs warehouse `w`'s share;
+/// `pack_hard`, if given, packs it with a harder search, tried on the receiving warehouse
+/// when a move is one box short (its boxes are then filled to the brim). True when a move
+/// was kept.
 pub(crate) fn refine(
     p: &Problem,
     split: &mut [Vec<u32>],
     parts: &mut [Part],
-    pack: &dyn Fn(usize, &[u32]) -> Part,
+    pack: Packer,
+    pack_hard: Option<Packer>,
     spent: &dyn Fn() -> bool,
 ) -> bool {
     let nd = split.len();
@@ -91,7 +97,16 @@ pub(crate) fn refine(
                     if pa.1.len() > parts[from].1.len() || pa.0.len() >= before {
                         continue;
                     }
-                    let pb = pack(to, &b);
+                    let mut pb = pack(to, &b);
+                    if let Some(pack_hard) = pack_hard.filter(|_| pa.0.len() + pb.0.len() == before)
+                    {
+                        // One box short: the receiving warehouse's boxes may only need a
+                        // harder search to take the units.
+                        let hard = pack_hard(to, &b);
+                        if hard.1.len() <= pb.1.len() && hard.0.len() < pb.0.len() {
+                            pb = hard;
+                        }
+                    }
                     if pa.1.len() + pb.1.len() <= lost && pa.0.len() + pb.0.len() < before {
                         (split[from], split[to]) = (a, b);
                         (parts[from], parts[to]) = (pa, pb);
@@ -115,6 +130,18 @@ mod tests {
         assert_eq!(crate::split_bound::lower_bound(&req).unwrap(), 2);
         let sol = crate::pack(&req).unwrap();
         assert_eq!(sol.summary.total_items_packed, 15);
+        assert_eq!(sol.summary.total_packages, 2);
+        assert!(crate::validate(&req, &sol).is_ok());
+    }
+
+    #[test]
+    fn a_move_one_box_short_gets_the_harder_search() {
+        // Cart 293: two of the 12 x 2 x 13.5 flats move to the warehouse that ships the heavy
+        // goods anyway; its box takes them only with the harder search: 2 boxes, the bound.
+        let req = crate::carts::cart(293);
+        assert_eq!(crate::split_bound::lower_bound(&req).unwrap(), 2);
+        let sol = crate::pack(&req).unwrap();
+        assert_eq!(sol.summary.total_items_packed, 37);
         assert_eq!(sol.summary.total_packages, 2);
         assert!(crate::validate(&req, &sol).is_ok());
     }
