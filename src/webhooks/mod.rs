@@ -15,6 +15,7 @@
 pub mod deliver;
 pub mod dispatch;
 pub mod hints;
+mod ids;
 pub mod lag;
 pub mod outbox;
 mod progress;

@@ -2,7 +2,7 @@
 //! events whose first attempts left memory but are not yet recorded. The persisted cursor
 //! (`WebhookCursors`) only ever moves past events whose deliveries are all recorded, in
 //! the transaction that records them, so after a crash exactly the unrecorded events are
-//! fanned out again (with the same delivery ids, see `dispatch::delivery_id`).
+//! fanned out again (with the same delivery ids, see `ids::delivery_id`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
