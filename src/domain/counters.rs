@@ -56,6 +56,12 @@ pub(crate) fn add_packing_job(tx: &Tx<'_>, id: u128) -> Result<(), TxFail> {
     if tx.contains::<PackingJobs>(&id)? {
         return Ok(());
     }
+    new_packing_job(tx, id)
+}
+
+/// Queues a new order, which has no job yet, without reading the jobs: a sled read in
+/// order creation's closure would hold the writer lock while a batch is applied.
+pub(crate) fn new_packing_job(tx: &Tx<'_>, id: u128) -> Result<(), TxFail> {
     tx.insert::<PackingJobs>(&id, &())?;
     bump(tx, PACKING_JOBS, 1)
 }

@@ -15,7 +15,7 @@ use storage::{
 };
 
 use super::allocation::{self, Stock};
-use super::counters::{add_packing_job, bump, next_version, order_count, set_order_status};
+use super::counters::{bump, new_packing_job, next_version, order_count, set_order_status};
 use super::events::{emit, Shapes, ORDER_CANCELLED, ORDER_CREATED, ORDER_UPDATED};
 use super::inventory::{self, Change, InventoryError};
 use super::order_events::{self as history, Change as Step};
@@ -267,8 +267,9 @@ pub fn create(d: &Domain, new: &NewOrder, client_id: &str) -> Result<Created, Tx
         tx.insert::<OrdersByExternalId>(&order.external_id, &id)?;
         bump(tx, &order_count(None), 1)?;
         bump(tx, &order_count(Some(OrderStatus::Pending)), 1)?;
-        // The order's claim to be packed, consumed by the transaction that packs it.
-        add_packing_job(tx, id)?;
+        // The order's claim to be packed, consumed by the transaction that packs it; the
+        // id is new, so it has none yet.
+        new_packing_job(tx, id)?;
         emit(tx, ORDER_CREATED, now, || shapes.order(&order))?;
         Step::by(history::CREATED, order.status, None, client_id).record(tx, id, now)?;
         Ok(Created::New(order))
