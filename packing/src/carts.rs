@@ -105,3 +105,16 @@ pub fn cart(seed: u64) -> PackRequest {
     let units = (5 + rng.below(56)).max(skus);
     order(seed, skus, units)
 }
+
+/// Packs cart `seed` and checks the engine reaches `bound`, the split bound, with a valid
+/// result: the engine tests' one check of a cart at its bound. Returns the solution for
+/// the caller's own checks.
+#[cfg(test)]
+pub(crate) fn packs_at_bound(seed: u64, bound: usize) -> crate::PackSolution {
+    let req = cart(seed);
+    assert_eq!(crate::split_bound::lower_bound(&req).unwrap(), bound);
+    let sol = crate::pack(&req).unwrap();
+    assert_eq!(sol.summary.total_packages, bound);
+    assert!(crate::validate(&req, &sol).is_ok());
+    sol
+}
