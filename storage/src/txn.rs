@@ -115,13 +115,11 @@ impl Tx<'_> {
     where
         T::Value: Clone,
     {
-        let encoded = key.encode();
-        match self.layered(T::INDEX, &encoded) {
-            Some(Some(bytes)) => codec::decode(T::NAME, &bytes).map(Some).map_err(TxFail),
-            Some(None) => Ok(None),
-            None if self.below.applied_batches == pre.applied_batches => Ok(pre.value.clone()),
-            None => self.get::<T>(key),
+        let unchanged = self.below.applied_batches == pre.applied_batches;
+        if unchanged && self.layered(T::INDEX, &key.encode()).is_none() {
+            return Ok(pre.value.clone());
         }
+        self.get::<T>(key)
     }
 
     pub fn contains<T: Table>(&self, key: &T::Key) -> Result<bool, TxFail> {
