@@ -22,6 +22,7 @@ mod gate;
 mod group_commit;
 mod hold;
 mod ids;
+mod key_set;
 pub mod keys;
 mod mirror;
 mod observe;

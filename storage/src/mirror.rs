@@ -6,7 +6,8 @@
 //! lock too. Loaded once at open, then kept equal to sled by the commit thread, which
 //! applies each batch here right after sled. The cost is about 1 KB per product with two
 //! inventory records: large catalogs only, where sled's cache would have needed that
-//! memory to be fast anyway.
+//! memory to be fast anyway. Large tables probed mostly for keys they lack keep only their
+//! key set here (`key_set.rs`), which answers those misses.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -15,9 +16,10 @@ use std::sync::RwLock;
 use sled::IVec;
 
 use crate::error::Result;
+use crate::key_set::KeySet;
 use crate::tables::{
-    Inventory, InventoryBySku, Meta, Products, ProductsBySku, Table, Warehouses, WebhookCursors,
-    Webhooks, TABLE_NAMES,
+    Inventory, InventoryBySku, Meta, OrdersByExternalId, Products, ProductsBySku, Table,
+    Warehouses, WebhookCursors, Webhooks, TABLE_NAMES,
 };
 use crate::write_set::WriteSet;
 
@@ -35,11 +37,17 @@ const MIRRORED: &[usize] = &[
     WebhookCursors::INDEX,
 ];
 
+/// Tables whose key set is held: every new order checks that its `externalId` is not
+/// taken. About 16 bytes per order, next to the order index's hundreds.
+const KEYED: &[usize] = &[OrdersByExternalId::INDEX];
+
 type Map = BTreeMap<IVec, IVec>;
 
 pub(crate) struct Mirror {
     /// By table index; `None` for tables read from sled.
     tables: Vec<Option<RwLock<Map>>>,
+    /// By table index; `None` for tables without a key set.
+    keys: Vec<Option<KeySet>>,
 }
 
 impl Mirror {
@@ -51,15 +59,27 @@ impl Mirror {
             let map = trees[t].iter().collect::<std::result::Result<Map, _>>()?;
             tables[t] = Some(RwLock::new(map));
         }
-        Ok(Mirror { tables })
+        let mut keys: Vec<Option<KeySet>> = TABLE_NAMES.iter().map(|_| None).collect();
+        for &t in KEYED {
+            let all = trees[t]
+                .iter()
+                .keys()
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            keys[t] = Some(KeySet::new(all.iter().map(|k| &k[..])));
+        }
+        Ok(Mirror { tables, keys })
     }
 
     fn table(&self, table: usize) -> Option<&RwLock<Map>> {
         self.tables[table].as_ref()
     }
 
-    /// `None` if `table` is not mirrored; otherwise what it holds at `key`.
+    /// What `table` holds at `key` if memory knows: always for a mirrored table, and for a
+    /// key-set table when the key was never written. `None`: read sled.
     pub(crate) fn get(&self, table: usize, key: &[u8]) -> Option<Option<IVec>> {
+        if let Some(set) = &self.keys[table] {
+            return set.surely_absent(key).then_some(None);
+        }
         let map = self.table(table)?;
         Some(read(map).get(key).cloned())
     }
@@ -98,6 +118,13 @@ impl Mirror {
 
     /// Applies a batch that sled has just taken, table by table.
     pub(crate) fn apply(&self, batch: &WriteSet) {
+        for &t in KEYED {
+            let written = batch.table(t).filter(|(_, v)| v.is_some());
+            let mut written = written.map(|(k, _)| &k[..]).peekable();
+            if written.peek().is_some() {
+                self.keys[t].as_ref().expect("key set").add(written);
+            }
+        }
         for &t in MIRRORED {
             let mut writes = batch.table(t).peekable();
             if writes.peek().is_none() {

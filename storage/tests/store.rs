@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 
 use common::{client, event, open, temp_store};
 use storage::keys::{self, Key};
-use storage::tables::{ApiKeys, Clients, Idempotency, InventoryBySku, Meta, Outbox, ProductsBySku};
+use storage::tables::{
+    ApiKeys, Clients, Idempotency, InventoryBySku, Meta, OrdersByExternalId, Outbox, ProductsBySku,
+};
 use storage::{
     abort, Abort, Error, IdempotencyRecord, InboundSecretRecord, OutboxEvent, Store, Table,
     TxError, SCHEMA_VERSION,
@@ -368,6 +370,61 @@ fn a_preread_checked_in_a_transaction_sees_every_write_made_since() {
     assert_eq!(get(&present), None, "removed in the open batch");
     store.durable_blocking().unwrap();
     assert_eq!(get(&present), None, "removed in sled");
+}
+
+#[test]
+fn external_ids_are_found_once_written_and_after_reopen_though_misses_skip_sled() {
+    // `orders_by_external_id` answers misses from its key set in memory: a key must be in
+    // that set from the batch that writes it on, and again after a reopen.
+    let dir = tempfile::tempdir().unwrap();
+    let put = |store: &Store, ext: &str, id: u128| {
+        store
+            .transact(|tx| Ok::<_, Abort<()>>(tx.insert::<OrdersByExternalId>(&ext.into(), &id)?))
+            .unwrap();
+    };
+    let in_tx = |store: &Store, ext: &str| {
+        store
+            .transact(|tx| Ok::<_, Abort<()>>(tx.get::<OrdersByExternalId>(&ext.into())?))
+            .unwrap()
+    };
+    {
+        let store = open(dir.path());
+        assert_eq!(store.get::<OrdersByExternalId>(&"a".into()).unwrap(), None);
+        put(&store, "a", 1);
+        assert_eq!(in_tx(&store, "a"), Some(1), "from the open batch");
+        store.durable_blocking().unwrap();
+        assert_eq!(
+            store.get::<OrdersByExternalId>(&"a".into()).unwrap(),
+            Some(1)
+        );
+        assert_eq!(in_tx(&store, "a"), Some(1), "from sled");
+        let pre = store.preread::<OrdersByExternalId>(&"a".into()).unwrap();
+        let seen = store
+            .transact(|tx| {
+                Ok::<_, Abort<()>>(tx.get_preread::<OrdersByExternalId>(&"a".into(), &pre)?)
+            })
+            .unwrap();
+        assert_eq!(seen, Some(1));
+        assert_eq!(in_tx(&store, "b"), None);
+        store
+            .transact(|tx| Ok::<_, Abort<()>>(tx.remove::<OrdersByExternalId>(&"a".into())?))
+            .unwrap();
+        store.durable_blocking().unwrap();
+        assert_eq!(
+            store.get::<OrdersByExternalId>(&"a".into()).unwrap(),
+            None,
+            "removed"
+        );
+        put(&store, "c", 3);
+        store.durable_blocking().unwrap();
+    }
+    let store = open(dir.path());
+    assert_eq!(
+        store.get::<OrdersByExternalId>(&"c".into()).unwrap(),
+        Some(3)
+    );
+    assert_eq!(in_tx(&store, "c"), Some(3));
+    assert_eq!(store.get::<OrdersByExternalId>(&"a".into()).unwrap(), None);
 }
 
 // ---------------------------------------------------------------- schema and lifecycle
