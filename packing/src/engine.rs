@@ -18,8 +18,8 @@ use crate::problem::{self, Depot, Problem};
 use crate::race::Race;
 use crate::select;
 use crate::shift;
-use crate::stack;
 use crate::solution::UnfitReason;
+use crate::stack;
 use crate::{PackRequest, PackSolution, Result};
 
 /// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that

@@ -64,7 +64,11 @@ fn one_dim(h: &[(i64, i64)], cap: i64) -> i64 {
             }
         }
         let spill = j3h - (j2 * cap - j2h);
-        let alpha = if spill > 0 { (spill + cap - 1) / cap } else { 0 };
+        let alpha = if spill > 0 {
+            (spill + cap - 1) / cap
+        } else {
+            0
+        };
         let per = cap / q;
         let beta = if j3 - j2hp > 0 {
             (j3 - j2hp + per - 1) / per
@@ -147,7 +151,13 @@ mod tests {
         assert_eq!(of(&[[68, 33, 68]; 4], [100; 3]), 2);
         let mixed = [[60, 60, 60], [34, 67, 67], [67, 34, 67]];
         assert_eq!(of(&mixed, [100; 3]), 2);
-        for (c, n, v) in [(1, 100, 2), (1, 200, 1), (2, 200, 3), (3, 200, 3), (5, 100, 2)] {
+        for (c, n, v) in [
+            (1, 100, 2),
+            (1, 200, 1),
+            (2, 200, 3),
+            (3, 200, 3),
+            (5, 100, 2),
+        ] {
             let inst = crate::mpv::instance(c, n, v);
             let b = inst.bin;
             assert_eq!(
@@ -182,9 +192,21 @@ mod tests {
             let items: Vec<V3> = (0..n)
                 .map(|_| {
                     let mut d = match rng.below(4) {
-                        0 | 1 => [rng.range(5, l / 2), rng.range(l / 2, l), rng.range(l / 2, l)],
-                        2 => [rng.range(l / 2, l), rng.range(l / 2, l), rng.range(l / 2, l)],
-                        _ => [rng.range(1, l / 3), rng.range(1, l / 3), rng.range(1, l / 3)],
+                        0 | 1 => [
+                            rng.range(5, l / 2),
+                            rng.range(l / 2, l),
+                            rng.range(l / 2, l),
+                        ],
+                        2 => [
+                            rng.range(l / 2, l),
+                            rng.range(l / 2, l),
+                            rng.range(l / 2, l),
+                        ],
+                        _ => [
+                            rng.range(1, l / 3),
+                            rng.range(1, l / 3),
+                            rng.range(1, l / 3),
+                        ],
                     };
                     // Every unit fits the box in some turn.
                     d.sort_unstable();

@@ -35,7 +35,7 @@ pub(crate) struct Candidate {
     key: (i128, i64, i64, i64, i64),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Bin {
     /// Index of the box kind in its warehouse.
     pub box_kind: usize,
@@ -44,6 +44,9 @@ pub(crate) struct Bin {
     pub cap: i64,
     pub weight: i64,
     pub volume: i128,
+    /// The box's volume, and as a float (what fill ratios divide by).
+    room: i128,
+    room_f: f64,
     pub placed: Vec<Placed>,
     points: Vec<points::Point>,
     /// Kinds that may not join this box because of a kind already in it (sorted).
@@ -62,6 +65,14 @@ fn sorted3(v: V3) -> V3 {
     [a.min(b), a.max(b), c]
 }
 
+/// Whether a unit of sorted sides `sides` fits `room` in some turn (every turn is the sides
+/// in some order).
+#[inline]
+fn fits_sorted(sides: V3, room: V3) -> bool {
+    let room = sorted3(room);
+    sides[0] <= room[0] && sides[1] <= room[1] && sides[2] <= room[2]
+}
+
 /// Whether `upper`, lying anywhere above `lower` with overlapping footprints, is allowed there.
 fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
     !lower.no_load
@@ -69,26 +80,96 @@ fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
         && (!heavy_bottom || upper.weight <= lower.weight)
 }
 
+/// The lists of a box, empty, with the room a recycled box had.
+type Lists = (Vec<Placed>, Vec<points::Point>, Vec<u32>);
+
+/// Lists kept per thread at most: more than the boxes one build holds open at a time.
+const POOL: usize = 64;
+
+thread_local! {
+    /// Lists of dropped boxes, reused by new ones: the searches open and drop hundreds of
+    /// thousands of trial boxes, and the allocator was a tenth of their instructions.
+    static LISTS: std::cell::RefCell<Vec<Lists>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn take_lists() -> Lists {
+    LISTS.with(|l| l.borrow_mut().pop()).unwrap_or_else(|| {
+        (
+            Vec::with_capacity(START_UNITS),
+            // Room for the positions a few dozen units leave, so they seldom regrow.
+            Vec::with_capacity(4 * START_UNITS),
+            Vec::with_capacity(START_UNITS),
+        )
+    })
+}
+
+impl Drop for Bin {
+    fn drop(&mut self) {
+        let mut lists = (
+            std::mem::take(&mut self.placed),
+            std::mem::take(&mut self.points),
+            std::mem::take(&mut self.by_x),
+        );
+        if lists.0.capacity() == 0 {
+            return;
+        }
+        lists.0.clear();
+        lists.1.clear();
+        lists.2.clear();
+        // `try_with`: nothing to keep once the thread's storage is gone.
+        let _ = LISTS.try_with(|l| {
+            if let Ok(mut l) = l.try_borrow_mut() {
+                if l.len() < POOL {
+                    l.push(lists);
+                }
+            }
+        });
+    }
+}
+
+impl Clone for Bin {
+    fn clone(&self) -> Self {
+        let (mut placed, mut points, mut by_x) = take_lists();
+        placed.extend_from_slice(&self.placed);
+        points.extend_from_slice(&self.points);
+        by_x.extend_from_slice(&self.by_x);
+        Bin {
+            box_kind: self.box_kind,
+            size: self.size,
+            cap: self.cap,
+            weight: self.weight,
+            volume: self.volume,
+            room: self.room,
+            room_f: self.room_f,
+            placed,
+            points,
+            blocked: self.blocked.clone(),
+            by_x,
+            wmax: self.wmax,
+        }
+    }
+}
+
 impl Bin {
     pub fn new(box_kind: usize, size: V3, cap: i64) -> Self {
+        let (placed, mut points, by_x) = take_lists();
+        points.push(points::Point {
+            at: [0, 0, 0],
+            room: size,
+        });
+        let room = size[0] as i128 * size[1] as i128 * size[2] as i128;
         Bin {
             box_kind,
             size,
             cap,
             weight: 0,
             volume: 0,
-            placed: Vec::with_capacity(START_UNITS),
-            points: {
-                // Room for the positions a few dozen units leave, so they seldom regrow.
-                let mut v = Vec::with_capacity(4 * START_UNITS);
-                v.push(points::Point {
-                    at: [0, 0, 0],
-                    room: size,
-                });
-                v
-            },
+            room,
+            room_f: room as f64,
+            placed,
+            points,
             blocked: Vec::new(),
-            by_x: Vec::with_capacity(START_UNITS),
+            by_x,
             wmax: 0,
         }
     }
@@ -109,11 +190,17 @@ impl Bin {
     }
 
     pub fn capacity(&self) -> i128 {
-        self.size[0] as i128 * self.size[1] as i128 * self.size[2] as i128
+        self.room
     }
 
     pub fn fill_ratio(&self) -> f64 {
-        self.volume as f64 / self.capacity() as f64
+        // The same float as `self.volume as f64`, without the 128-bit conversion when the
+        // volume fits 64 bits (it always does but for boxes of over 2,000 units a side).
+        let v = match i64::try_from(self.volume) {
+            Ok(v) => v as f64,
+            Err(_) => self.volume as f64,
+        };
+        v / self.room_f
     }
 
     /// Cheap tests that do not depend on positions: segregation, weight, unit count, volume.
@@ -143,12 +230,19 @@ impl Bin {
         } else {
             usize::MAX
         };
+        let kind = &ctx.kinds[k as usize];
+        let (turns, sides) = (kind.turns.len() as u64, sorted3(kind.turns[0].dim));
         for (seen, pt) in self.points.iter().enumerate() {
             // Points come lowest first: under a lowest-first merit the first point with a
             // feasible turn wins; under a contact merit only the lowest points are weighed
             // once a box holds many units, which keeps a box of hundreds of units fast.
             if best.is_some() && (lowest || seen >= limit) {
                 break;
+            }
+            // The test `best_turn` opens with, here where it is cheap to skip the call.
+            if !fits_sorted(sides, pt.room) {
+                evaluated += turns;
+                continue;
             }
             evaluated += self.best_turn(pt, k, ctx, merit, &mut best);
         }
@@ -164,8 +258,13 @@ impl Bin {
     /// The best turn of a unit of kind `k` at point `at` of [`Bin::points`], if one is
     /// feasible there; the caller has checked [`Bin::admits`].
     pub fn best_at(&self, at: usize, k: u32, ctx: &Ctx, merit: Merit) -> Option<Candidate> {
+        let (kind, pt) = (&ctx.kinds[k as usize], &self.points[at]);
+        if !fits_sorted(sorted3(kind.turns[0].dim), pt.room) {
+            ctx.spend(kind.turns.len() as u64);
+            return None;
+        }
         let mut best = None;
-        let evaluated = self.best_turn(&self.points[at], k, ctx, merit, &mut best);
+        let evaluated = self.best_turn(pt, k, ctx, merit, &mut best);
         ctx.spend(evaluated);
         best
     }
@@ -185,8 +284,7 @@ impl Bin {
         let p = pt.at;
         // Every turn is the unit's sides in some order: none fits unless the sorted sides fit
         // in the sorted room (most positions in a filling box are too small).
-        let (sides, room) = (sorted3(kind.turns[0].dim), sorted3(pt.room));
-        if sides[0] > room[0] || sides[1] > room[1] || sides[2] > room[2] {
+        if !fits_sorted(sorted3(kind.turns[0].dim), pt.room) {
             return evaluated;
         }
         // Where the units near the point start in `by_x` does not depend on the turn.
