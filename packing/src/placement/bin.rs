@@ -54,6 +54,8 @@ pub(crate) struct Bin {
     /// Indices of `placed` by increasing x, and the widest unit along x: every unit that can
     /// touch, overlap or lie above or below a cuboid starts within a window of x around it.
     by_x: Vec<u32>,
+    /// The x start of each unit of `by_x`, in its order (the binary searches read these).
+    xs: Vec<i64>,
     wmax: i64,
 }
 
@@ -81,7 +83,7 @@ fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
 }
 
 /// The lists of a box, empty, with the room a recycled box had.
-type Lists = (Vec<Placed>, Vec<points::Point>, Vec<u32>);
+type Lists = (Vec<Placed>, Vec<points::Point>, Vec<u32>, Vec<i64>);
 
 /// Lists kept per thread at most: more than the boxes one build holds open at a time.
 const POOL: usize = 64;
@@ -99,6 +101,7 @@ fn take_lists() -> Lists {
             // Room for the positions a few dozen units leave, so they seldom regrow.
             Vec::with_capacity(4 * START_UNITS),
             Vec::with_capacity(START_UNITS),
+            Vec::with_capacity(START_UNITS),
         )
     })
 }
@@ -109,6 +112,7 @@ impl Drop for Bin {
             std::mem::take(&mut self.placed),
             std::mem::take(&mut self.points),
             std::mem::take(&mut self.by_x),
+            std::mem::take(&mut self.xs),
         );
         if lists.0.capacity() == 0 {
             return;
@@ -116,6 +120,7 @@ impl Drop for Bin {
         lists.0.clear();
         lists.1.clear();
         lists.2.clear();
+        lists.3.clear();
         // `try_with`: nothing to keep once the thread's storage is gone.
         let _ = LISTS.try_with(|l| {
             if let Ok(mut l) = l.try_borrow_mut() {
@@ -129,10 +134,11 @@ impl Drop for Bin {
 
 impl Clone for Bin {
     fn clone(&self) -> Self {
-        let (mut placed, mut points, mut by_x) = take_lists();
+        let (mut placed, mut points, mut by_x, mut xs) = take_lists();
         placed.extend_from_slice(&self.placed);
         points.extend_from_slice(&self.points);
         by_x.extend_from_slice(&self.by_x);
+        xs.extend_from_slice(&self.xs);
         Bin {
             box_kind: self.box_kind,
             size: self.size,
@@ -145,6 +151,7 @@ impl Clone for Bin {
             points,
             blocked: self.blocked.clone(),
             by_x,
+            xs,
             wmax: self.wmax,
         }
     }
@@ -152,7 +159,7 @@ impl Clone for Bin {
 
 impl Bin {
     pub fn new(box_kind: usize, size: V3, cap: i64) -> Self {
-        let (placed, mut points, by_x) = take_lists();
+        let (placed, mut points, by_x, xs) = take_lists();
         points.push(points::Point {
             at: [0, 0, 0],
             room: size,
@@ -170,6 +177,7 @@ impl Bin {
             points,
             blocked: Vec::new(),
             by_x,
+            xs,
             wmax: 0,
         }
     }
@@ -178,15 +186,14 @@ impl Bin {
     /// starting along x within `wmax` before `c`.
     fn near_start(&self, c: &Cuboid) -> usize {
         let lo = c.pos[0] - self.wmax;
-        self.by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo)
+        self.xs.partition_point(|&x| x < lo)
     }
 
     /// Where the units that may relate to `c` end in `by_x`, from their start `from`: past
     /// the last one starting along x before `c` ends.
     fn near_end(&self, from: usize, c: &Cuboid) -> usize {
         let hi = c.end(0);
-        from + self.by_x[from..].partition_point(|&i| self.placed[i as usize].c.pos[0] <= hi)
+        from + self.xs[from..].partition_point(|&x| x <= hi)
     }
 
     pub fn capacity(&self) -> i128 {
@@ -419,15 +426,15 @@ impl Bin {
         ctx.spend((self.points.len() + 6 * self.placed.len()) as u64);
         self.weight += kind.weight;
         self.volume += kind.volume;
-        let at = self
-            .by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] <= p.c.pos[0]);
+        let at = self.xs.partition_point(|&x| x <= p.c.pos[0]);
         self.by_x.insert(at, self.placed.len() as u32);
+        self.xs.insert(at, p.c.pos[0]);
         self.wmax = self.wmax.max(p.c.dim[0]);
         self.placed.push(p);
         let pl = points::Placement {
             placed: &self.placed,
             by_x: &self.by_x,
+            xs: &self.xs,
             wmax: self.wmax,
         };
         points::update(&mut self.points, pl, self.size, ctx.rules.require_support);
@@ -474,11 +481,15 @@ impl Bin {
         for p in &mut self.placed {
             (0..3).for_each(|a| p.c.pos[a] += d[a]);
         }
+        for x in &mut self.xs {
+            *x += d[0];
+        }
         for p in &mut self.points {
             (0..3).for_each(|a| p.at[a] += d[a]);
             let pl = points::Placement {
                 placed: &self.placed,
                 by_x: &self.by_x,
+                xs: &self.xs,
                 wmax: self.wmax,
             };
             p.room = points::room_of(p.at, pl, self.size);
