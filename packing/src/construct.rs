@@ -109,8 +109,9 @@ pub(crate) fn fill(
         }
         return fill(bin, order, taken, ctx, Merit::ContactTall);
     }
-    let mut failed = vec![false; ctx.kinds.len()];
-    let mut got = Vec::new();
+    let mut failed = FAILED.with(|f| std::mem::take(&mut *f.borrow_mut()));
+    failed.resize(ctx.kinds.len(), false);
+    let mut got = Vec::with_capacity(16);
     for (i, &k) in order.iter().enumerate() {
         if taken[i] || failed[k as usize] {
             continue;
@@ -123,7 +124,15 @@ pub(crate) fn fill(
             None => failed[k as usize] = true,
         }
     }
+    failed.clear();
+    FAILED.with(|f| *f.borrow_mut() = failed);
     got
+}
+
+thread_local! {
+    /// The kinds that failed in a [`fill`], kept per thread between fills (one fill's list is
+    /// a whole allocation of the kinds' size, and fills run by the hundred thousand).
+    static FAILED: std::cell::RefCell<Vec<bool>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Boxes holding more units than this are filled once (see [`build`]).
@@ -218,12 +227,15 @@ pub(crate) fn build(
                 }
             }
             let free: Vec<usize> = (0..order.len()).filter(|&i| !taken[i]).collect();
+            let none = vec![false; free.len()];
+            let (mut perm, mut sub) = (Vec::new(), Vec::with_capacity(free.len()));
             for _ in 0..effort.restarts {
-                let perm = perturbed(&free, &mut rng);
-                let sub: Vec<u32> = perm.iter().map(|&i| order[i]).collect();
+                perturb_into(&free, &mut rng, &mut perm);
+                sub.clear();
+                sub.extend(perm.iter().map(|&i| order[i]));
                 let mut alt = Bin::new(b, bk.size, bk.cap);
                 let m = MERITS[rng.below(MERITS.len())];
-                let alt_got = fill(&mut alt, &sub, &vec![false; sub.len()], ctx, m);
+                let alt_got = fill(&mut alt, &sub, &none, ctx, m);
                 if alt.volume > bin.volume {
                     let mapped = alt_got.iter().map(|&i| perm[i]).collect();
                     (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, mapped);
@@ -286,7 +298,15 @@ fn goal_is_count(goal: Goal) -> bool {
 /// `items` with a few random short-range swaps: close to the original order, which is good,
 /// but different enough to pack differently.
 pub(crate) fn perturbed<T: Copy>(items: &[T], rng: &mut SplitMix64) -> Vec<T> {
-    let mut v = items.to_vec();
+    let mut v = Vec::new();
+    perturb_into(items, rng, &mut v);
+    v
+}
+
+/// [`perturbed`] into `v` (its allocation reused).
+fn perturb_into<T: Copy>(items: &[T], rng: &mut SplitMix64, v: &mut Vec<T>) {
+    v.clear();
+    v.extend_from_slice(items);
     if v.len() > 1 {
         for _ in 0..1 + rng.below(v.len()) {
             let i = rng.below(v.len());
@@ -294,7 +314,6 @@ pub(crate) fn perturbed<T: Copy>(items: &[T], rng: &mut SplitMix64) -> Vec<T> {
             v.swap(i, j);
         }
     }
-    v
 }
 
 /// Whether `units` could fit in one box of kind `bk` by volume and weight alone: the cheap

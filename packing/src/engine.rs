@@ -19,11 +19,13 @@ use crate::race::Race;
 use crate::select;
 use crate::shift;
 use crate::solution::UnfitReason;
+use crate::stack;
 use crate::{PackRequest, PackSolution, Result};
 
 /// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that
-/// exceed half of the largest box along every axis in every turn (no two share a box), and by
-/// dual-feasible functions when one box kind contains all the others.
+/// exceed half of the largest box along every axis in every turn (no two share a box), and,
+/// when one box kind contains all the others, by dual-feasible functions and by the units that
+/// can only stack ([`stack::bound`]).
 fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     let usable: Vec<_> = depot
         .boxes
@@ -55,7 +57,8 @@ fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
             .all(|b| (0..3).all(|a| b.size[a] <= o.size[a]))
     });
     let by_dff = outer.map_or(0, |o| bound::dff(units, ctx.kinds, o.size));
-    by_vol.max(by_wt).max(big).max(by_dff)
+    let by_stack = outer.map_or(0, |o| stack::bound(units, ctx.kinds, o.size));
+    by_vol.max(by_wt).max(big).max(by_dff).max(by_stack)
 }
 
 /// Most randomised fills per box in the search's moves. Long budgets (5 s) searched better

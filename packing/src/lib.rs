@@ -35,6 +35,7 @@ mod select;
 mod shift;
 pub mod solution;
 pub mod split_bound;
+mod stack;
 mod suit;
 mod validate;
 

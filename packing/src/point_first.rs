@@ -10,25 +10,26 @@ use crate::placement::{Bin, Ctx, Merit};
 /// largest, as orders go) that fits there; a position where nothing fits is dead for good,
 /// as later units only take room away.
 pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> Vec<usize> {
-    // Units still free, grouped by kind in order of first appearance; each group a stack of
-    // indices, next one last.
-    let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+    // Units still free, grouped by kind in order of first appearance: per group its kind and
+    // its next index (the first free one of that kind), `next[i]` the one after index `i`.
+    const NONE: usize = usize::MAX;
+    let mut next = vec![NONE; order.len()];
+    let mut groups: Vec<(u32, usize)> = Vec::new();
+    // Per kind, the last free index seen so far.
+    let mut tail = vec![NONE; ctx.kinds.len()];
     for (i, &k) in order.iter().enumerate() {
         if taken[i] {
             continue;
         }
-        match groups.iter_mut().find(|g| g.0 == k) {
-            Some(g) => g.1.push(i),
-            None => groups.push((k, vec![i])),
+        match std::mem::replace(&mut tail[k as usize], i) {
+            NONE => groups.push((k, i)),
+            last => next[last] = i,
         }
-    }
-    for g in &mut groups {
-        g.1.reverse();
     }
     let mut dead: Vec<V3> = Vec::new();
     let mut got = Vec::new();
     'outer: loop {
-        groups.retain(|g| !g.1.is_empty() && bin.admits(g.0, ctx));
+        groups.retain(|g| g.1 != NONE && bin.admits(g.0, ctx));
         if groups.is_empty() {
             break;
         }
@@ -40,7 +41,8 @@ pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> V
             for g in groups.iter_mut() {
                 if let Some(c) = bin.best_at(at, g.0, ctx, Merit::Spaces) {
                     bin.place(g.0, &c, ctx);
-                    got.push(g.1.pop().expect("non-empty group"));
+                    got.push(g.1);
+                    g.1 = next[g.1];
                     continue 'outer;
                 }
             }

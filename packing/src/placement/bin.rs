@@ -35,7 +35,7 @@ pub(crate) struct Candidate {
     key: (i128, i64, i64, i64, i64),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Bin {
     /// Index of the box kind in its warehouse.
     pub box_kind: usize,
@@ -44,6 +44,9 @@ pub(crate) struct Bin {
     pub cap: i64,
     pub weight: i64,
     pub volume: i128,
+    /// The box's volume, and as a float (what fill ratios divide by).
+    room: i128,
+    room_f: f64,
     pub placed: Vec<Placed>,
     points: Vec<points::Point>,
     /// Kinds that may not join this box because of a kind already in it (sorted).
@@ -51,6 +54,8 @@ pub(crate) struct Bin {
     /// Indices of `placed` by increasing x, and the widest unit along x: every unit that can
     /// touch, overlap or lie above or below a cuboid starts within a window of x around it.
     by_x: Vec<u32>,
+    /// The x start of each unit of `by_x`, in its order (the binary searches read these).
+    xs: Vec<i64>,
     wmax: i64,
 }
 
@@ -62,6 +67,14 @@ fn sorted3(v: V3) -> V3 {
     [a.min(b), a.max(b), c]
 }
 
+/// Whether a unit of sorted sides `sides` fits `room` in some turn (every turn is the sides
+/// in some order).
+#[inline]
+fn fits_sorted(sides: V3, room: V3) -> bool {
+    let room = sorted3(room);
+    sides[0] <= room[0] && sides[1] <= room[1] && sides[2] <= room[2]
+}
+
 /// Whether `upper`, lying anywhere above `lower` with overlapping footprints, is allowed there.
 fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
     !lower.no_load
@@ -69,26 +82,102 @@ fn may_carry(lower: &Kind, upper: &Kind, heavy_bottom: bool) -> bool {
         && (!heavy_bottom || upper.weight <= lower.weight)
 }
 
+/// The lists of a box, empty, with the room a recycled box had.
+type Lists = (Vec<Placed>, Vec<points::Point>, Vec<u32>, Vec<i64>);
+
+/// Lists kept per thread at most: more than the boxes one build holds open at a time.
+const POOL: usize = 64;
+
+thread_local! {
+    /// Lists of dropped boxes, reused by new ones: the searches open and drop hundreds of
+    /// thousands of trial boxes, and the allocator was a tenth of their instructions.
+    static LISTS: std::cell::RefCell<Vec<Lists>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn take_lists() -> Lists {
+    LISTS.with(|l| l.borrow_mut().pop()).unwrap_or_else(|| {
+        (
+            Vec::with_capacity(START_UNITS),
+            // Room for the positions a few dozen units leave, so they seldom regrow.
+            Vec::with_capacity(4 * START_UNITS),
+            Vec::with_capacity(START_UNITS),
+            Vec::with_capacity(START_UNITS),
+        )
+    })
+}
+
+impl Drop for Bin {
+    fn drop(&mut self) {
+        let mut lists = (
+            std::mem::take(&mut self.placed),
+            std::mem::take(&mut self.points),
+            std::mem::take(&mut self.by_x),
+            std::mem::take(&mut self.xs),
+        );
+        if lists.0.capacity() == 0 {
+            return;
+        }
+        lists.0.clear();
+        lists.1.clear();
+        lists.2.clear();
+        lists.3.clear();
+        // `try_with`: nothing to keep once the thread's storage is gone.
+        let _ = LISTS.try_with(|l| {
+            if let Ok(mut l) = l.try_borrow_mut() {
+                if l.len() < POOL {
+                    l.push(lists);
+                }
+            }
+        });
+    }
+}
+
+impl Clone for Bin {
+    fn clone(&self) -> Self {
+        let (mut placed, mut points, mut by_x, mut xs) = take_lists();
+        placed.extend_from_slice(&self.placed);
+        points.extend_from_slice(&self.points);
+        by_x.extend_from_slice(&self.by_x);
+        xs.extend_from_slice(&self.xs);
+        Bin {
+            box_kind: self.box_kind,
+            size: self.size,
+            cap: self.cap,
+            weight: self.weight,
+            volume: self.volume,
+            room: self.room,
+            room_f: self.room_f,
+            placed,
+            points,
+            blocked: self.blocked.clone(),
+            by_x,
+            xs,
+            wmax: self.wmax,
+        }
+    }
+}
+
 impl Bin {
     pub fn new(box_kind: usize, size: V3, cap: i64) -> Self {
+        let (placed, mut points, by_x, xs) = take_lists();
+        points.push(points::Point {
+            at: [0, 0, 0],
+            room: size,
+        });
+        let room = size[0] as i128 * size[1] as i128 * size[2] as i128;
         Bin {
             box_kind,
             size,
             cap,
             weight: 0,
             volume: 0,
-            placed: Vec::with_capacity(START_UNITS),
-            points: {
-                // Room for the positions a few dozen units leave, so they seldom regrow.
-                let mut v = Vec::with_capacity(4 * START_UNITS);
-                v.push(points::Point {
-                    at: [0, 0, 0],
-                    room: size,
-                });
-                v
-            },
+            room,
+            room_f: room as f64,
+            placed,
+            points,
             blocked: Vec::new(),
-            by_x: Vec::with_capacity(START_UNITS),
+            by_x,
+            xs,
             wmax: 0,
         }
     }
@@ -97,23 +186,28 @@ impl Bin {
     /// starting along x within `wmax` before `c`.
     fn near_start(&self, c: &Cuboid) -> usize {
         let lo = c.pos[0] - self.wmax;
-        self.by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] < lo)
+        self.xs.partition_point(|&x| x < lo)
     }
 
     /// Where the units that may relate to `c` end in `by_x`, from their start `from`: past
     /// the last one starting along x before `c` ends.
     fn near_end(&self, from: usize, c: &Cuboid) -> usize {
         let hi = c.end(0);
-        from + self.by_x[from..].partition_point(|&i| self.placed[i as usize].c.pos[0] <= hi)
+        from + self.xs[from..].partition_point(|&x| x <= hi)
     }
 
     pub fn capacity(&self) -> i128 {
-        self.size[0] as i128 * self.size[1] as i128 * self.size[2] as i128
+        self.room
     }
 
     pub fn fill_ratio(&self) -> f64 {
-        self.volume as f64 / self.capacity() as f64
+        // The same float as `self.volume as f64`, without the 128-bit conversion when the
+        // volume fits 64 bits (it always does but for boxes of over 2,000 units a side).
+        let v = match i64::try_from(self.volume) {
+            Ok(v) => v as f64,
+            Err(_) => self.volume as f64,
+        };
+        v / self.room_f
     }
 
     /// Cheap tests that do not depend on positions: segregation, weight, unit count, volume.
@@ -143,12 +237,19 @@ impl Bin {
         } else {
             usize::MAX
         };
+        let kind = &ctx.kinds[k as usize];
+        let (turns, sides) = (kind.turns.len() as u64, sorted3(kind.turns[0].dim));
         for (seen, pt) in self.points.iter().enumerate() {
             // Points come lowest first: under a lowest-first merit the first point with a
             // feasible turn wins; under a contact merit only the lowest points are weighed
             // once a box holds many units, which keeps a box of hundreds of units fast.
             if best.is_some() && (lowest || seen >= limit) {
                 break;
+            }
+            // The test `best_turn` opens with, here where it is cheap to skip the call.
+            if !fits_sorted(sides, pt.room) {
+                evaluated += turns;
+                continue;
             }
             evaluated += self.best_turn(pt, k, ctx, merit, &mut best);
         }
@@ -164,8 +265,13 @@ impl Bin {
     /// The best turn of a unit of kind `k` at point `at` of [`Bin::points`], if one is
     /// feasible there; the caller has checked [`Bin::admits`].
     pub fn best_at(&self, at: usize, k: u32, ctx: &Ctx, merit: Merit) -> Option<Candidate> {
+        let (kind, pt) = (&ctx.kinds[k as usize], &self.points[at]);
+        if !fits_sorted(sorted3(kind.turns[0].dim), pt.room) {
+            ctx.spend(kind.turns.len() as u64);
+            return None;
+        }
         let mut best = None;
-        let evaluated = self.best_turn(&self.points[at], k, ctx, merit, &mut best);
+        let evaluated = self.best_turn(pt, k, ctx, merit, &mut best);
         ctx.spend(evaluated);
         best
     }
@@ -185,8 +291,7 @@ impl Bin {
         let p = pt.at;
         // Every turn is the unit's sides in some order: none fits unless the sorted sides fit
         // in the sorted room (most positions in a filling box are too small).
-        let (sides, room) = (sorted3(kind.turns[0].dim), sorted3(pt.room));
-        if sides[0] > room[0] || sides[1] > room[1] || sides[2] > room[2] {
+        if !fits_sorted(sorted3(kind.turns[0].dim), pt.room) {
             return evaluated;
         }
         // Where the units near the point start in `by_x` does not depend on the turn.
@@ -321,15 +426,15 @@ impl Bin {
         ctx.spend((self.points.len() + 6 * self.placed.len()) as u64);
         self.weight += kind.weight;
         self.volume += kind.volume;
-        let at = self
-            .by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] <= p.c.pos[0]);
+        let at = self.xs.partition_point(|&x| x <= p.c.pos[0]);
         self.by_x.insert(at, self.placed.len() as u32);
+        self.xs.insert(at, p.c.pos[0]);
         self.wmax = self.wmax.max(p.c.dim[0]);
         self.placed.push(p);
         let pl = points::Placement {
             placed: &self.placed,
             by_x: &self.by_x,
+            xs: &self.xs,
             wmax: self.wmax,
         };
         points::update(&mut self.points, pl, self.size, ctx.rules.require_support);
@@ -376,11 +481,15 @@ impl Bin {
         for p in &mut self.placed {
             (0..3).for_each(|a| p.c.pos[a] += d[a]);
         }
+        for x in &mut self.xs {
+            *x += d[0];
+        }
         for p in &mut self.points {
             (0..3).for_each(|a| p.at[a] += d[a]);
             let pl = points::Placement {
                 placed: &self.placed,
                 by_x: &self.by_x,
+                xs: &self.xs,
                 wmax: self.wmax,
             };
             p.room = points::room_of(p.at, pl, self.size);

@@ -36,14 +36,15 @@ fn clip(p: V3, room: &mut V3, c: &Cuboid) {
 pub(crate) struct Placement<'a> {
     pub placed: &'a [Placed],
     pub by_x: &'a [u32],
+    /// The x start of each unit of `by_x`, in its order.
+    pub xs: &'a [i64],
     pub wmax: i64,
 }
 
 impl<'a> Placement<'a> {
     /// Position in `by_x` of the first unit starting at `x` or later.
     fn at_x(&self, x: i64) -> usize {
-        self.by_x
-            .partition_point(|&i| self.placed[i as usize].c.pos[0] < x)
+        self.xs.partition_point(|&s| s < x)
     }
 
     /// Units whose x span may hold `x`.
@@ -216,7 +217,7 @@ mod tests {
     use crate::rng::SplitMix64;
 
     /// Random disjoint units in a box of `size`, with their x index.
-    fn scene(rng: &mut SplitMix64, size: V3, n: usize) -> (Vec<Placed>, Vec<u32>, i64) {
+    fn scene(rng: &mut SplitMix64, size: V3, n: usize) -> (Vec<Placed>, Vec<u32>, Vec<i64>, i64) {
         let mut placed: Vec<Placed> = Vec::new();
         for _ in 0..20 * n {
             if placed.len() == n {
@@ -235,8 +236,9 @@ mod tests {
         }
         let mut by_x: Vec<u32> = (0..placed.len() as u32).collect();
         by_x.sort_by_key(|&i| placed[i as usize].c.pos[0]);
+        let xs = by_x.iter().map(|&i| placed[i as usize].c.pos[0]).collect();
         let wmax = placed.iter().map(|q| q.c.dim[0]).max().unwrap_or(0);
-        (placed, by_x, wmax)
+        (placed, by_x, xs, wmax)
     }
 
     /// The scans over every unit that the windowed ones replace.
@@ -273,10 +275,11 @@ mod tests {
         let mut rng = SplitMix64::new(7);
         let size = [40, 30, 50];
         for round in 0..40 {
-            let (placed, by_x, wmax) = scene(&mut rng, size, 5 + round);
+            let (placed, by_x, xs, wmax) = scene(&mut rng, size, 5 + round);
             let pl = Placement {
                 placed: &placed,
                 by_x: &by_x,
+                xs: &xs,
                 wmax,
             };
             for _ in 0..200 {
