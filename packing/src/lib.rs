@@ -11,6 +11,7 @@ pub mod carts;
 mod construct;
 mod corner;
 mod cover;
+mod ems;
 mod engine;
 mod error;
 mod geometry;
