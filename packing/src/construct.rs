@@ -2,7 +2,6 @@
 //! choosing each box kind by the goal after trying to fill every kind still in stock.
 
 use crate::corner;
-use crate::ems;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::point_first;
@@ -331,32 +330,6 @@ pub(crate) fn repack_one(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Op
     CONFIGS[..4]
         .iter()
         .find_map(|&c| repack_with(units, b, bk, ctx, c))
-}
-
-/// [`repack_one`], then the maximal-space fills (`ems`), which stand units against every
-/// wall of the room left rather than at the lowest extreme points, and so sometimes fit a
-/// set the extreme points do not.
-pub(crate) fn repack_one_or_spaces(
-    units: &[u32],
-    b: usize,
-    bk: &BoxKind,
-    ctx: &Ctx,
-) -> Option<Bin> {
-    repack_one(units, b, bk, ctx).or_else(|| {
-        if !may_hold(units, bk, ctx) {
-            return None;
-        }
-        let mut sorted = units.to_vec();
-        sort_units(&mut sorted, ctx.kinds, Order::Volume);
-        let taken = vec![false; sorted.len()];
-        [ems::Rule::Volume, ems::Rule::Fit]
-            .into_iter()
-            .find_map(|r| {
-                let mut bin = Bin::new(b, bk.size, bk.cap);
-                (ems::fill(&mut bin, &sorted, &taken, ctx, r, None).len() == sorted.len())
-                    .then_some(bin)
-            })
-    })
 }
 
 #[cfg(test)]

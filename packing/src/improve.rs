@@ -2,9 +2,7 @@
 //! weak box with a few others, or move units out of a weak box, keeping changes that improve
 //! the goal or concentrate the load (so the weakest box keeps emptying); then box downsizing.
 
-use crate::construct::{
-    build, perturbed, repack_one, repack_one_or_spaces, sort_units, Effort, CONFIGS,
-};
+use crate::construct::{build, perturbed, repack_one, sort_units, Effort, CONFIGS};
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
 use crate::problem::BoxKind;
@@ -258,7 +256,7 @@ impl Search<'_> {
                 let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
                 with.push(k);
                 let bk = pk.bins[b].box_kind;
-                if let Some(bin) = repack_one_or_spaces(&with, bk, &self.boxes[bk], self.ctx) {
+                if let Some(bin) = repack_one(&with, bk, &self.boxes[bk], self.ctx) {
                     pk.bins[b] = bin;
                     moved.push(ui);
                     break;

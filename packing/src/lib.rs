@@ -11,7 +11,6 @@ pub mod carts;
 mod construct;
 mod corner;
 mod cover;
-mod ems;
 mod engine;
 mod error;
 mod geometry;
