@@ -223,6 +223,13 @@ impl Store {
         self.inner.commits.wait_durable().await
     }
 
+    /// Waits until the in-memory key sets have read the keys stored before open (a thread
+    /// does so after open; until then their tables are read from sled). For tests.
+    #[doc(hidden)]
+    pub fn wait_key_sets(&self) {
+        self.inner.mirror.wait_key_sets();
+    }
+
     /// [`Store::durable`] for threads outside an async runtime.
     pub fn durable_blocking(&self) -> Result<()> {
         self.inner.commits.wait_durable_blocking()

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use sled::IVec;
 
@@ -38,7 +38,8 @@ const MIRRORED: &[usize] = &[
 ];
 
 /// Tables whose key set is held: every new order checks that its `externalId` is not
-/// taken. About 16 bytes per order, next to the order index's hundreds.
+/// taken. About 16 bytes per order, next to the order index's hundreds; the keys stored
+/// before open are read by a thread of their own (`key_set.rs`).
 const KEYED: &[usize] = &[OrdersByExternalId::INDEX];
 
 type Map = BTreeMap<IVec, IVec>;
@@ -47,7 +48,7 @@ pub(crate) struct Mirror {
     /// By table index; `None` for tables read from sled.
     tables: Vec<Option<RwLock<Map>>>,
     /// By table index; `None` for tables without a key set.
-    keys: Vec<Option<KeySet>>,
+    keys: Vec<Option<Arc<KeySet>>>,
 }
 
 impl Mirror {
@@ -59,15 +60,18 @@ impl Mirror {
             let map = trees[t].iter().collect::<std::result::Result<Map, _>>()?;
             tables[t] = Some(RwLock::new(map));
         }
-        let mut keys: Vec<Option<KeySet>> = TABLE_NAMES.iter().map(|_| None).collect();
+        let mut keys: Vec<Option<Arc<KeySet>>> = TABLE_NAMES.iter().map(|_| None).collect();
         for &t in KEYED {
-            let all = trees[t]
-                .iter()
-                .keys()
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            keys[t] = Some(KeySet::new(all.iter().map(|k| &k[..])));
+            let set = KeySet::new();
+            KeySet::load(&set, trees[t].clone());
+            keys[t] = Some(set);
         }
         Ok(Mirror { tables, keys })
+    }
+
+    /// Waits until every key set has read the keys stored at open.
+    pub(crate) fn wait_key_sets(&self) {
+        self.keys.iter().flatten().for_each(|set| set.wait_loaded());
     }
 
     fn table(&self, table: usize) -> Option<&RwLock<Map>> {

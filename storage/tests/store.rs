@@ -389,6 +389,7 @@ fn external_ids_are_found_once_written_and_after_reopen_though_misses_skip_sled(
     };
     {
         let store = open(dir.path());
+        store.wait_key_sets();
         assert_eq!(store.get::<OrdersByExternalId>(&"a".into()).unwrap(), None);
         put(&store, "a", 1);
         assert_eq!(in_tx(&store, "a"), Some(1), "from the open batch");
@@ -419,6 +420,7 @@ fn external_ids_are_found_once_written_and_after_reopen_though_misses_skip_sled(
         store.durable_blocking().unwrap();
     }
     let store = open(dir.path());
+    store.wait_key_sets();
     assert_eq!(
         store.get::<OrdersByExternalId>(&"c".into()).unwrap(),
         Some(3)
