@@ -367,6 +367,17 @@ async fn main() {
         lag.max(),
         lag.len()
     );
+    let worst: Vec<String> = seen
+        .worst_by_second
+        .lock()
+        .unwrap()
+        .values()
+        .map(u64::to_string)
+        .collect();
+    println!(
+        "worst lag per second of commit (ms), from the first event's second: {}",
+        worst.join(" ")
+    );
     // The receiver shares this process with the order clients: its CPU says whether the
     // receiving side could have been the bottleneck.
     if let Some(cpu) = own_cpu_seconds() {

@@ -59,6 +59,8 @@ pub struct Seen {
     /// Milliseconds from an event's timestamp (set in the transaction that commits it)
     /// to its first arrival here, per subscription and event.
     pub lag_ms: Mutex<Histogram<u64>>,
+    /// The worst of those lags per second of commit (unix s), to tell one stall from a drift.
+    pub worst_by_second: Mutex<std::collections::BTreeMap<i64, u64>>,
 }
 
 impl Seen {
@@ -70,6 +72,7 @@ impl Seen {
             checked: AtomicU64::new(0),
             bad: AtomicU64::new(0),
             lag_ms: Mutex::new(Histogram::new(3).unwrap()),
+            worst_by_second: Mutex::new(std::collections::BTreeMap::new()),
         }
     }
 }
@@ -151,6 +154,9 @@ async fn answer(
     } else if let Some(at) = event_ms(&body) {
         let lag = (arrived_ms - at).max(0) as u64;
         let _ = seen.lag_ms.lock().unwrap().record(lag);
+        let mut worst = seen.worst_by_second.lock().unwrap();
+        let w = worst.entry(at.div_euclid(1000)).or_insert(0);
+        *w = (*w).max(lag);
     }
     Ok(Response::new(Full::new(Bytes::from_static(b"ok"))))
 }
