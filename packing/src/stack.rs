@@ -181,7 +181,7 @@ mod tests {
     /// exceeds the boxes of a validated packing, and is reached above the volume bound.
     #[test]
     fn never_above_a_validated_packing() {
-        use crate::model::{BoxType, Item, PackRequest, Warehouse};
+        use crate::model::BoxType;
         use crate::rng::SplitMix64;
         let mut rng = SplitMix64::new(11);
         let mut tight = 0;
@@ -215,46 +215,25 @@ mod tests {
                     [0, 1, 2].map(|a| d[a].min(s[a]))
                 })
                 .collect();
-            let mut wh = Warehouse {
-                warehouse_id: "w".into(),
-                boxes: vec![BoxType::new(
-                    "big",
-                    size[0] as f64,
-                    size[1] as f64,
-                    size[2] as f64,
-                    1e6,
-                )],
-                ..Warehouse::default()
-            };
-            if round % 2 == 1 {
-                let mut small = BoxType::new(
-                    "small",
-                    (size[0] * 3 / 4) as f64,
-                    size[1] as f64,
-                    (size[2] * 3 / 4) as f64,
-                    1e6,
-                );
-                small.quantity = Some(2);
-                wh.boxes.push(small);
-            }
             let rule = [Orientation::Any, Orientation::Upright][rng.below(2)];
-            let req_items: Vec<Item> = items
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    let id = format!("i{i}");
-                    wh.inventory.insert(id.clone(), 1);
-                    Item {
-                        orientation: rule,
-                        ..Item::new(&id, d[0] as f64, d[1] as f64, d[2] as f64, 0.0, 1)
-                    }
-                })
-                .collect();
-            let mut req = PackRequest {
-                items: req_items,
-                warehouses: vec![wh],
-                ..PackRequest::default()
+            let mut req = crate::mpv::Instance {
+                class: 0,
+                n: items.len(),
+                index: 0,
+                bin: 0,
+                items: items.clone(),
+            }
+            .request(rule);
+            let box_of = |name: &str, d: [i64; 3]| {
+                BoxType::new(name, d[0] as f64, d[1] as f64, d[2] as f64, 1e6)
             };
+            let boxes = &mut req.warehouses[0].boxes;
+            *boxes = vec![box_of("big", size)];
+            if round % 2 == 1 {
+                let mut small = box_of("small", [size[0] * 3 / 4, size[1], size[2] * 3 / 4]);
+                small.quantity = Some(2);
+                boxes.push(small);
+            }
             req.options.time_limit_ms = Some(5);
             let sol = crate::pack(&req).unwrap();
             assert!(crate::validate(&req, &sol).is_ok());
