@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
-use storage::tables::{Deliveries, Webhooks};
-use storage::{Attempt, DeliveryRecord, DeliveryStatus, Store, WebhookRecord};
+use storage::tables::Deliveries;
+use storage::{Attempt, DeliveryRecord, DeliveryStatus, Store};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
@@ -27,6 +27,7 @@ use super::queue::RESYNC;
 use super::record;
 use super::sign::headers;
 use super::store::{cancel_queued, fail_unsent, Finished, Outcome, Rules};
+use super::targets::{Target, Targets};
 use super::Handle;
 use crate::config::Config;
 use crate::domain::time_fmt::now_ms;
@@ -99,12 +100,14 @@ impl Sender {
 
     /// One signed POST of the delivery's envelope; never returns an error, only an
     /// outcome.
-    pub async fn send(&self, hook: &WebhookRecord, d: &DeliveryRecord) -> Sent {
+    pub async fn send(&self, target: &Target, d: &DeliveryRecord) -> Sent {
         let at_ms = now_ms();
-        let mut request = self
-            .client
-            .post(&hook.url)
-            .header("content-type", "application/json");
+        let hook = &target.record;
+        let request = match &target.url {
+            Some(url) => self.client.post(url.clone()),
+            None => self.client.post(&hook.url),
+        };
+        let mut request = request.header("content-type", "application/json");
         for (name, value) in headers(hook, &d.event_id, d.body.as_bytes(), at_ms) {
             request = request.header(name, value);
         }
@@ -215,6 +218,7 @@ pub async fn run(
     });
     let global = Arc::new(Semaphore::new(GLOBAL_CONCURRENCY));
     let mut per_hook: HashMap<u128, Permits> = HashMap::new();
+    let mut targets = Targets::default();
     let mut tasks = JoinSet::new();
     let mut resynced = Instant::now();
     loop {
@@ -226,7 +230,8 @@ pub async fn run(
             resynced = Instant::now();
         }
         let now = now_ms();
-        let next_due = match schedule(&shared, &global, &mut per_hook, &mut tasks, now) {
+        let passes = (&mut per_hook, &mut targets);
+        let next_due = match schedule(&shared, &global, passes, &mut tasks, now) {
             Ok(next) => next,
             Err(e) => {
                 tracing::warn!(error = %e, "webhook scheduling failed");
@@ -260,12 +265,13 @@ pub async fn run(
 fn schedule(
     shared: &Arc<Shared>,
     global: &Arc<Semaphore>,
-    per_hook: &mut HashMap<u128, Permits>,
+    (per_hook, targets): (&mut HashMap<u128, Permits>, &mut Targets),
     tasks: &mut JoinSet<()>,
     now: i64,
 ) -> storage::Result<Option<i64>> {
     let queue = &shared.handle.queue;
     queue.resync_if_asked(&shared.store)?;
+    targets.refresh(&shared.store);
     let mut next: Option<i64> = None;
     let mut sooner = |at: i64| next = Some(next.map_or(at, |n: i64| n.min(at)));
     for webhook_id in queue.hooks() {
@@ -274,10 +280,10 @@ fn schedule(
         if let Some(until) = held {
             sooner(until);
         }
-        // Read once per pass and handed to the attempts it starts.
-        let hook = shared.store.get::<Webhooks>(&webhook_id)?.map(Arc::new);
+        // Handed to the attempts it starts; re-read once the table changes.
+        let hook = targets.get(&shared.store, webhook_id)?;
         let size = match &hook {
-            Some(h) if h.ordered => 1,
+            Some(h) if h.record.ordered => 1,
             _ => PER_WEBHOOK_CONCURRENCY,
         };
         let permits = per_hook
@@ -315,7 +321,7 @@ fn schedule(
 }
 
 /// A subscription's id and its record as the scheduler read it (none: deleted).
-type Hook = (u128, Option<Arc<WebhookRecord>>);
+type Hook = (u128, Option<Arc<Target>>);
 
 async fn attempt(
     shared: &Shared,
@@ -402,8 +408,9 @@ async fn attempt_inner(
         return cancel_queued(store, webhook_id, delivery_id, due, None, now).map(|()| None);
     };
     // Test events are sent even to an inactive subscription; real ones are not.
-    if !hook.is_active && d.event_seq != 0 {
+    if !hook.record.is_active && d.event_seq != 0 {
         let reason = hook
+            .record
             .disabled_reason
             .as_deref()
             .unwrap_or("the subscription is inactive");

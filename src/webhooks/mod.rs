@@ -23,6 +23,7 @@ mod queue;
 mod record;
 pub mod sign;
 pub mod store;
+mod targets;
 #[cfg(test)]
 mod test_support;
 

@@ -5,6 +5,8 @@
 //! a rotation's grace period runs.
 
 use base64::engine::general_purpose::STANDARD as B64;
+use std::fmt::Write as _;
+
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -108,7 +110,8 @@ pub fn signature(secret: &str, timestamp: &str, body: &[u8]) -> String {
     let digest = mac.finalize().into_bytes();
     let mut hex = String::with_capacity(64);
     for b in digest {
-        hex.push_str(&format!("{b:02x}"));
+        // Writing into a String cannot fail.
+        let _ = write!(hex, "{b:02x}");
     }
     hex
 }

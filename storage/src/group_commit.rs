@@ -485,14 +485,34 @@ impl Drop for PanicGuard<'_> {
     }
 }
 
+/// Batches applied back to back before one flush writes them all, at most.
+const FLUSH_EVERY_BATCHES: u32 = 4;
+/// How long the first of them waits for that flush, at most.
+const FLUSH_WITHIN: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Batches applied but not yet written to the log: the newest's generation, how many, and
+/// when the first was applied.
+struct Unflushed {
+    generation: u64,
+    batches: u32,
+    since: std::time::Instant,
+}
+
 /// Takes each open batch, applies it and has sled write it to the log, then hands it to
 /// the sync thread. While that fdatasyncs, the next batch is already being applied.
+///
+/// When the next batch is already waiting, it is applied before the flush, which then
+/// writes both (up to `FLUSH_EVERY_BATCHES`, the first waiting at most `FLUSH_WITHIN`):
+/// under load each sled flush (a write handed to sled's IO threads, which wakes all of
+/// them, then a `sync_file_range`) had cost more than the batch it wrote. Nothing waits
+/// unflushed while the thread would sleep.
 fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mirror) {
     let _guard = PanicGuard(shared);
+    let mut unflushed: Option<Unflushed> = None;
     loop {
-        let (batch, generation, capture, inject) = {
+        let taken = {
             let mut w = lock(&shared.writer);
-            loop {
+            let takeable = loop {
                 if shared.failure().is_some() {
                     // Nothing is acknowledged after a failure: drop what is open.
                     w.open = WriteSet::default();
@@ -504,28 +524,27 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
                 let held = false;
                 if !w.open.is_empty() && !held {
                     if w.pins == 0 {
-                        break;
+                        break true;
                     }
                     w.sealing = true;
                     #[cfg(test)]
                     shared.hooked.notify_all();
-                } else if w.stop {
+                } else if w.stop && unflushed.is_none() {
                     return;
                 }
+                if unflushed.is_some() {
+                    break false;
+                }
                 w = shared.work.wait(w).unwrap_or_else(|e| e.into_inner());
+            };
+            takeable.then(|| take_batch(shared, w))
+        };
+        let Some((batch, generation, capture, inject)) = taken else {
+            // What was applied is flushed before the thread waits for anything.
+            if !flush(shared, db, unflushed.take()) {
+                return;
             }
-            let batch = Arc::new(std::mem::take(&mut w.open));
-            let generation = w.open_gen;
-            w.committing = Some(Arc::clone(&batch));
-            w.sealing = false;
-            let capture = w.capture.clone();
-            // The next batch starts filling while this one is applied and flushed.
-            shared.room.notify_all();
-            #[cfg(test)]
-            let (_w, inject) = before_apply(shared, w);
-            #[cfg(not(test))]
-            let inject: Option<String> = None;
-            (batch, generation, capture, inject)
+            continue;
         };
         if let Some(capture) = &capture {
             capture.record(trees, &batch);
@@ -543,22 +562,65 @@ fn commit_loop(shared: &Shared, db: &sled::Db, trees: &[sled::Tree], mirror: &Mi
             Err(e) => shared.fail_on(e),
         }
         // sled holds the batch now (or the store has failed): read through to it.
-        {
+        let next_waiting = {
             let mut w = lock(&shared.writer);
             w.committing = None;
             shared.applied_batches.fetch_add(1, Ordering::Release);
-        }
+            !w.open.is_empty() && w.pins == 0 && !w.stop
+        };
         shared.applied.notify_all();
         drop(batch);
         if applied.is_err() {
             return;
         }
-        match db.flush() {
-            Ok(_) => shared.written(generation),
-            Err(e) => {
-                shared.fail_on(&Error::from(e));
-                return;
-            }
+        let u = unflushed.get_or_insert(Unflushed {
+            generation,
+            batches: 0,
+            since: std::time::Instant::now(),
+        });
+        u.generation = generation;
+        u.batches += 1;
+        let defer =
+            next_waiting && u.batches < FLUSH_EVERY_BATCHES && u.since.elapsed() < FLUSH_WITHIN;
+        if !defer && !flush(shared, db, unflushed.take()) {
+            return;
+        }
+    }
+}
+
+/// Takes the open batch for applying; the next one starts filling meanwhile.
+fn take_batch(shared: &Shared, mut w: MutexGuard<'_, Writer>) -> Taken {
+    let batch = Arc::new(std::mem::take(&mut w.open));
+    let generation = w.open_gen;
+    w.committing = Some(Arc::clone(&batch));
+    w.sealing = false;
+    let capture = w.capture.clone();
+    shared.room.notify_all();
+    #[cfg(test)]
+    let (_w, inject) = before_apply(shared, w);
+    #[cfg(not(test))]
+    let inject: Option<String> = None;
+    (batch, generation, capture, inject)
+}
+
+/// A taken batch: its writes, generation, the export recording it, and (tests) the
+/// failure to inject instead of applying it.
+type Taken = (Arc<WriteSet>, u64, Option<Arc<Capture>>, Option<String>);
+
+/// Has sled write what was applied to the log and hands it to the sync thread; `false`
+/// once the store failed.
+fn flush(shared: &Shared, db: &sled::Db, unflushed: Option<Unflushed>) -> bool {
+    let Some(u) = unflushed else {
+        return true;
+    };
+    match db.flush() {
+        Ok(_) => {
+            shared.written(u.generation);
+            true
+        }
+        Err(e) => {
+            shared.fail_on(&Error::from(e));
+            false
         }
     }
 }

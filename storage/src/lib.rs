@@ -244,6 +244,14 @@ impl Store {
         })
     }
 
+    /// For a table held in memory (products, inventory, warehouses, webhook
+    /// subscriptions and cursors, `Meta`), a number that changes whenever a committed
+    /// transaction writes it, so a reader can keep decoded copies until it moves; `None`
+    /// for other tables. Read it before the records it is to vouch for.
+    pub fn mirror_version<T: Table>(&self) -> Option<u64> {
+        self.inner.mirror.version(T::INDEX)
+    }
+
     pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>> {
         let key = key.encode();
         let found = match self.inner.mirror.get(T::INDEX, &key) {

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use sled::IVec;
@@ -49,6 +50,8 @@ pub(crate) struct Mirror {
     tables: Vec<Option<RwLock<Map>>>,
     /// By table index; `None` for tables without a key set.
     keys: Vec<Option<Arc<KeySet>>>,
+    /// By table index: how many applied batches wrote the table (mirrored tables only).
+    versions: Vec<AtomicU64>,
 }
 
 impl Mirror {
@@ -66,7 +69,20 @@ impl Mirror {
             KeySet::load(&set, trees[t].clone());
             keys[t] = Some(set);
         }
-        Ok(Mirror { tables, keys })
+        let versions = TABLE_NAMES.iter().map(|_| AtomicU64::new(0)).collect();
+        Ok(Mirror {
+            tables,
+            keys,
+            versions,
+        })
+    }
+
+    /// `None` if `table` is not mirrored; otherwise a number that changes whenever an
+    /// applied batch writes it. Read before the entries it vouches for: the count moves
+    /// only after the entries did, so a copy taken after reading it is at least as new.
+    pub(crate) fn version(&self, table: usize) -> Option<u64> {
+        self.table(table)?;
+        Some(self.versions[table].load(Ordering::Acquire))
     }
 
     /// Waits until every key set has read the keys stored at open.
@@ -145,6 +161,7 @@ impl Mirror {
                     None => map.remove(key),
                 };
             }
+            self.versions[t].fetch_add(1, Ordering::Release);
         }
     }
 }

@@ -11,6 +11,7 @@ use common::{client, event, open, temp_store};
 use storage::keys::{self, Key};
 use storage::tables::{
     ApiKeys, Clients, Idempotency, InventoryBySku, Meta, OrdersByExternalId, Outbox, ProductsBySku,
+    WebhookCursors,
 };
 use storage::{
     abort, Abort, Error, IdempotencyRecord, InboundSecretRecord, OutboxEvent, Store, Table,
@@ -430,6 +431,35 @@ fn external_ids_are_found_once_written_and_after_reopen_though_misses_skip_sled(
 }
 
 // ---------------------------------------------------------------- schema and lifecycle
+
+#[test]
+fn a_mirrored_tables_version_moves_with_each_batch_that_writes_it_and_only_then() {
+    // Readers keep decoded copies of a mirrored table until its version moves: a write
+    // that does not move it would leave them stale.
+    let (_dir, store) = temp_store();
+    assert_eq!(store.mirror_version::<Outbox>(), None, "not held in memory");
+    let write = |f: &dyn Fn(&storage::Tx<'_>) -> Result<(), storage::TxFail>| {
+        store.transact(|tx| Ok::<_, Abort<()>>(f(tx)?)).unwrap();
+        store.durable_blocking().unwrap();
+    };
+    let v0 = store.mirror_version::<WebhookCursors>().unwrap();
+    write(&|tx| tx.insert::<OrdersByExternalId>(&"x".into(), &1));
+    assert_eq!(
+        store.mirror_version::<WebhookCursors>(),
+        Some(v0),
+        "another table"
+    );
+    write(&|tx| tx.insert::<WebhookCursors>(&7, &3));
+    let v1 = store.mirror_version::<WebhookCursors>().unwrap();
+    assert_ne!(v1, v0, "inserted");
+    assert_eq!(store.get::<WebhookCursors>(&7).unwrap(), Some(3));
+    write(&|tx| tx.remove::<WebhookCursors>(&7));
+    assert_ne!(
+        store.mirror_version::<WebhookCursors>(),
+        Some(v1),
+        "removed"
+    );
+}
 
 #[test]
 fn reopen_keeps_data_and_records_the_schema_version() {

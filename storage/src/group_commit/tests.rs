@@ -262,3 +262,50 @@ fn a_write_merged_after_the_seal_into_the_same_batch_removes_it() {
 }
 
 mod holds;
+
+/// Counts the batches applied and the fdatasyncs.
+#[derive(Default)]
+struct Counts {
+    applied: std::sync::atomic::AtomicUsize,
+    synced: std::sync::atomic::AtomicUsize,
+}
+
+impl crate::CommitObserver for Counts {
+    fn batch_applied(&self, _writes: usize) {
+        self.applied.fetch_add(1, Ordering::SeqCst);
+    }
+    fn synced(&self, _took: std::time::Duration) {
+        self.synced.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_batch_already_waiting_is_applied_before_the_flush_that_writes_both() {
+    // Each flush of sled wakes its IO threads and syncs a file range; under load the
+    // committer applies the waiting batch first, so one flush and one fdatasync cover
+    // both. Neither may be left unflushed when nothing more comes.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), BatchLimits::default());
+    let counts = Arc::new(Counts::default());
+    assert!(store.observe(Arc::clone(&counts) as Arc<dyn crate::CommitObserver>));
+    put(&store, "warm", 1);
+    store.durable_blocking().unwrap();
+    let (applied, synced) = (
+        counts.applied.load(Ordering::SeqCst),
+        counts.synced.load(Ordering::SeqCst),
+    );
+    let commits = &store.inner.commits;
+    commits.hooks(|h| h.hold_before_apply = true);
+    put(&store, "a", 1);
+    commits.wait_until(|w| w.committing.is_some());
+    put(&store, "b", 2);
+    commits.hooks(|h| h.hold_before_apply = false);
+    store.durable_blocking().unwrap();
+    assert_eq!(counts.applied.load(Ordering::SeqCst) - applied, 2, "two batches");
+    assert_eq!(
+        counts.synced.load(Ordering::SeqCst) - synced,
+        1,
+        "one fdatasync after one flush"
+    );
+    assert_eq!((meta(&store, "a"), meta(&store, "b")), (Some(1), Some(2)));
+}
