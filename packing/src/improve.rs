@@ -3,6 +3,7 @@
 //! the goal or concentrate the load (so the weakest box keeps emptying); then box downsizing.
 
 use crate::construct::{build, perturbed, repack_one, sort_units, Effort, CONFIGS};
+use crate::eject::eject;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
 use crate::problem::BoxKind;
@@ -218,7 +219,8 @@ impl Search<'_> {
 
     /// Moves units out of one of the weakest boxes (or out of the leftovers) into other boxes:
     /// into free space where possible, else by packing the receiving box again with the unit
-    /// added. Kept when the box empties, or when the load got more concentrated.
+    /// added, else in the place of smaller units of a full box that move on ([`eject`]). Kept
+    /// when the box empties, or when the load got more concentrated.
     fn evict(&self, pk: &mut Packing, rng: &mut SplitMix64) -> bool {
         let n = pk.bins.len();
         let snapshot = pk.clone();
@@ -260,6 +262,13 @@ impl Search<'_> {
                     pk.bins[b] = bin;
                     moved.push(ui);
                     break;
+                }
+            }
+            if moved.last() != Some(&ui) {
+                if let Some(v) = victim {
+                    if eject(pk, v, k, &targets, self.ctx) {
+                        moved.push(ui);
+                    }
                 }
             }
         }

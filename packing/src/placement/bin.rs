@@ -276,6 +276,20 @@ impl Bin {
         best
     }
 
+    /// The contact area of a unit of kind `k` standing as cuboid `c`, if it may stand there
+    /// (inside the box, every hard rule but the cheap ones of [`Bin::admits`], which the
+    /// caller has checked); counts the work as [`Bin::best`] does for one turn.
+    pub fn fits(&self, c: &Cuboid, k: u32, ctx: &Ctx) -> Option<i128> {
+        if (0..3).any(|a| c.pos[a] < 0 || c.end(a) > self.size[a]) {
+            return None;
+        }
+        let from = self.near_start(c);
+        let to = self.near_end(from, c);
+        ctx.spend(2 + (to - from) as u64);
+        let kind = &ctx.kinds[k as usize];
+        self.check(c, &self.by_x[from..to], kind, ctx, Merit::Contact)
+    }
+
     /// Weighs every turn of kind `k` at `pt`, keeping the best candidate in `best`; returns
     /// the work done.
     fn best_turn(

@@ -1,0 +1,125 @@
+//! Ejection for the eviction move: a unit that no box takes as it is goes into a full box in
+//! the place of up to three smaller units of that box, which must find free positions in the
+//! other boxes; the box's other units keep their places, so support is checked, not repacked.
+
+use crate::construct::CONFIGS;
+use crate::geometry::Cuboid;
+use crate::improve::Packing;
+use crate::placement::{Bin, Ctx, Placed};
+
+/// Boxes tried, fullest first.
+const TARGETS: usize = 8;
+/// Units one placement may displace.
+const MAX_OUT: usize = 3;
+/// Placements tried per box, least displaced volume first.
+const TRIES: usize = 4;
+
+/// Puts a unit of kind `k` into one of `targets` (fullest first) where it displaces at most
+/// [`MAX_OUT`] units of less volume in all, and those units into the other boxes but `victim`
+/// at free positions. True when done; `pk` is unchanged otherwise.
+pub(crate) fn eject(pk: &mut Packing, victim: usize, k: u32, targets: &[usize], ctx: &Ctx) -> bool {
+    let kind = &ctx.kinds[k as usize];
+    for &b in targets.iter().take(TARGETS) {
+        let bin = &pk.bins[b];
+        // The unit in the corner of a placed unit, in each turn.
+        let mut cands: Vec<(i128, Cuboid, u8, Vec<usize>)> = Vec::new();
+        for q in &bin.placed {
+            for (t, turn) in kind.turns.iter().enumerate() {
+                let c = Cuboid {
+                    pos: q.c.pos,
+                    dim: turn.dim,
+                };
+                if (0..3).any(|a| c.end(a) > bin.size[a]) {
+                    continue;
+                }
+                ctx.spend(bin.placed.len() as u64 / 4 + 1);
+                let hit: Vec<usize> = (0..bin.placed.len())
+                    .filter(|&i| bin.placed[i].c.intersects(&c))
+                    .collect();
+                if hit.is_empty() || hit.len() > MAX_OUT {
+                    continue;
+                }
+                let out: i128 = hit
+                    .iter()
+                    .map(|&i| ctx.kinds[bin.placed[i].kind as usize].volume)
+                    .sum();
+                if out < kind.volume {
+                    cands.push((out, c, t as u8, hit));
+                }
+            }
+        }
+        cands.sort_by_key(|x| x.0);
+        for (_, c, turn, hit) in cands.into_iter().take(TRIES) {
+            if let Some(nb) = without(&pk.bins[b], &hit, k, c, turn, ctx) {
+                let out: Vec<u32> = hit.iter().map(|&i| pk.bins[b].placed[i].kind).collect();
+                let old = std::mem::replace(&mut pk.bins[b], nb);
+                if rehome(pk, victim, b, &out, ctx) {
+                    return true;
+                }
+                pk.bins[b] = old;
+            }
+        }
+    }
+    false
+}
+
+/// `bin` without the units at `hit` and with a unit of kind `k` as cuboid `c` in turn `turn`,
+/// if every unit left still rests as the rules ask and the unit may stand there.
+fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> Option<Bin> {
+    let rules = ctx.rules;
+    let mut rest: Vec<Placed> = (0..bin.placed.len())
+        .filter(|i| !hit.contains(i))
+        .map(|i| bin.placed[i])
+        .collect();
+    ctx.spend((rest.len() * rest.len()) as u64 / 8 + 1);
+    let supported = !rules.require_support
+        || rest.iter().all(|p| {
+            let base = p.c.dim[0] as i128 * p.c.dim[2] as i128;
+            let area: i64 = rest
+                .iter()
+                .filter(|q| q.c.end(1) == p.c.pos[1])
+                .map(|q| p.c.footprint_overlap(&q.c))
+                .sum();
+            p.c.pos[1] == 0 || rules.rests(area as i128, base)
+        });
+    if !supported {
+        return None;
+    }
+    rest.sort_by_key(|p| (p.c.pos[1], p.c.pos[2], p.c.pos[0]));
+    let mut nb = Bin::new(bin.box_kind, bin.size, bin.cap);
+    for p in &rest {
+        nb.push(*p, ctx);
+    }
+    if !nb.admits(k, ctx) || nb.fits(&c, k, ctx).is_none() {
+        return None;
+    }
+    nb.push(Placed { kind: k, turn, c }, ctx);
+    Some(nb)
+}
+
+/// Places each unit of `out` at the best free position of the fullest box but `victim` that
+/// has one; on failure puts back every box it changed but `b` and returns false.
+fn rehome(pk: &mut Packing, victim: usize, b: usize, out: &[u32], ctx: &Ctx) -> bool {
+    let mut saved: Vec<(usize, Bin)> = Vec::new();
+    for &e in out {
+        let fill: Vec<f64> = pk.bins.iter().map(Bin::fill_ratio).collect();
+        let mut order: Vec<usize> = (0..pk.bins.len())
+            .filter(|&x| x != victim && pk.bins[x].admits(e, ctx))
+            .collect();
+        order.sort_by(|&x, &y| fill[y].total_cmp(&fill[x]).then(x.cmp(&y)));
+        let spot = order
+            .iter()
+            .find_map(|&x| pk.bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
+        let Some((x, cand)) = spot else {
+            for (x, old) in saved {
+                pk.bins[x] = old;
+            }
+            return false;
+        };
+        if x != b && !saved.iter().any(|(y, _)| *y == x) {
+            saved.push((x, pk.bins[x].clone()));
+        }
+        pk.bins[x].place(e, &cand, ctx);
+    }
+    true
+}
