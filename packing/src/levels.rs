@@ -182,3 +182,46 @@ fn around(
     got.extend(fill(&mut bin, order, &used, ctx, merit));
     Some((bin, got))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::problem::{Kind, Rules};
+
+    #[test]
+    fn nested_plates_stack_level_to_the_lid_and_small_units_fill_beside() {
+        let kinds = vec![
+            Kind::plain([4, 9, 10], Orientation::Any, 1),
+            Kind::plain([8, 3, 9], Orientation::Any, 1),
+            Kind::plain([7, 8, 3], Orientation::Any, 1),
+            Kind::plain([1, 1, 1], Orientation::Any, 1),
+        ];
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let ctx = Ctx::new(&kinds, &rules);
+        let bk = BoxKind {
+            index: 0,
+            size: [10; 3],
+            cap: 1 << 40,
+            cost: 0.0,
+            quantity: None,
+            volume: 1000,
+        };
+        let bin = repack(&[3, 2, 1, 0], 0, &bk, &ctx).expect("the stack fills the height");
+        assert_eq!(bin.placed.len(), 4);
+        let mut ys: Vec<(i64, i64)> = bin
+            .placed
+            .iter()
+            .filter(|p| p.kind != 3)
+            .map(|p| (p.c.pos[1], p.c.dim[1]))
+            .collect();
+        ys.sort_unstable();
+        assert_eq!(ys, vec![(0, 4), (4, 3), (7, 3)]);
+        for p in &bin.placed {
+            assert!((0..3).all(|a| p.c.pos[a] >= 0 && p.c.end(a) <= 10));
+        }
+    }
+}
