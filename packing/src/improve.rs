@@ -4,6 +4,7 @@
 
 use crate::construct::{build, perturbed, repack_one, sort_units, Effort, CONFIGS};
 use crate::eject::eject;
+use crate::levels;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
 use crate::problem::BoxKind;
@@ -251,6 +252,7 @@ impl Search<'_> {
                 moved.push(ui);
                 continue;
             }
+            let mut done = false;
             for &b in targets.iter().rev().take(6) {
                 if pk.bins[b].capacity() - pk.bins[b].volume < vol {
                     continue;
@@ -261,7 +263,25 @@ impl Search<'_> {
                 if let Some(bin) = repack_one(&with, bk, &self.boxes[bk], self.ctx) {
                     pk.bins[b] = bin;
                     moved.push(ui);
+                    done = true;
                     break;
+                }
+            }
+            // The same boxes around a level stack: a thin plate fits many boxes only lying
+            // across a stack's top, which the fills above rarely leave level.
+            if !done {
+                for &b in targets.iter().rev().take(6) {
+                    if pk.bins[b].capacity() - pk.bins[b].volume < vol {
+                        continue;
+                    }
+                    let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
+                    with.push(k);
+                    let bk = pk.bins[b].box_kind;
+                    if let Some(bin) = levels::repack(&with, bk, &self.boxes[bk], self.ctx) {
+                        pk.bins[b] = bin;
+                        moved.push(ui);
+                        break;
+                    }
                 }
             }
             if moved.last() != Some(&ui) {

@@ -19,6 +19,7 @@ mod hazmat;
 mod improve;
 mod instructions;
 mod large;
+mod levels;
 mod merge;
 pub mod model;
 pub mod mpv;

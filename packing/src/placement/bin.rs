@@ -409,6 +409,24 @@ impl Bin {
         Some(contact)
     }
 
+    /// Whether a unit of kind `k` in turn `turn` may stand with its lowest corner at `pos`:
+    /// the cheap tests, inside the box, and the exact test of [`Bin::best`].
+    pub fn fits_turn_at(&self, k: u32, turn: u8, pos: V3, ctx: &Ctx) -> bool {
+        let kind = &ctx.kinds[k as usize];
+        let c = Cuboid {
+            pos,
+            dim: kind.turns[turn as usize].dim,
+        };
+        if !self.admits(k, ctx) || (0..3).any(|a| c.pos[a] < 0 || c.end(a) > self.size[a]) {
+            return false;
+        }
+        let from = self.near_start(&c);
+        let to = self.near_end(from, &c);
+        ctx.spend(1 + (to - from) as u64);
+        self.check(&c, &self.by_x[from..to], kind, ctx, Merit::Lowest)
+            .is_some()
+    }
+
     /// Places a unit at a candidate returned by [`Bin::best`] for the same kind.
     pub fn place(&mut self, k: u32, cand: &Candidate, ctx: &Ctx) {
         let kind = &ctx.kinds[k as usize];
