@@ -301,7 +301,11 @@ fn a_batch_already_waiting_is_applied_before_the_flush_that_writes_both() {
     put(&store, "b", 2);
     commits.hooks(|h| h.hold_before_apply = false);
     store.durable_blocking().unwrap();
-    assert_eq!(counts.applied.load(Ordering::SeqCst) - applied, 2, "two batches");
+    assert_eq!(
+        counts.applied.load(Ordering::SeqCst) - applied,
+        2,
+        "two batches"
+    );
     assert_eq!(
         counts.synced.load(Ordering::SeqCst) - synced,
         1,
