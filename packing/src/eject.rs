@@ -4,7 +4,6 @@
 
 use crate::construct::CONFIGS;
 use crate::geometry::Cuboid;
-use crate::improve::Packing;
 use crate::placement::{Bin, Ctx, Placed};
 
 /// Boxes tried, fullest first.
@@ -16,11 +15,11 @@ const TRIES: usize = 4;
 
 /// Puts a unit of kind `k` into one of `targets` (fullest first) where it displaces at most
 /// [`MAX_OUT`] units of less volume in all, and those units into the other boxes but `victim`
-/// at free positions. True when done; `pk` is unchanged otherwise.
-pub(crate) fn eject(pk: &mut Packing, victim: usize, k: u32, targets: &[usize], ctx: &Ctx) -> bool {
+/// at free positions. True when done; `bins` are unchanged otherwise.
+pub(crate) fn eject(bins: &mut [Bin], victim: usize, k: u32, targets: &[usize], ctx: &Ctx) -> bool {
     let kind = &ctx.kinds[k as usize];
     for &b in targets.iter().take(TARGETS) {
-        let bin = &pk.bins[b];
+        let bin = &bins[b];
         // The unit in the corner of a placed unit, in each turn.
         let mut cands: Vec<(i128, Cuboid, u8, Vec<usize>)> = Vec::new();
         for q in &bin.placed {
@@ -50,13 +49,13 @@ pub(crate) fn eject(pk: &mut Packing, victim: usize, k: u32, targets: &[usize], 
         }
         cands.sort_by_key(|x| x.0);
         for (_, c, turn, hit) in cands.into_iter().take(TRIES) {
-            if let Some(nb) = without(&pk.bins[b], &hit, k, c, turn, ctx) {
-                let out: Vec<u32> = hit.iter().map(|&i| pk.bins[b].placed[i].kind).collect();
-                let old = std::mem::replace(&mut pk.bins[b], nb);
-                if rehome(pk, victim, b, &out, ctx) {
+            if let Some(nb) = without(&bins[b], &hit, k, c, turn, ctx) {
+                let out: Vec<u32> = hit.iter().map(|&i| bins[b].placed[i].kind).collect();
+                let old = std::mem::replace(&mut bins[b], nb);
+                if rehome(bins, victim, b, &out, ctx) {
                     return true;
                 }
-                pk.bins[b] = old;
+                bins[b] = old;
             }
         }
     }
@@ -99,27 +98,27 @@ fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> 
 
 /// Places each unit of `out` at the best free position of the fullest box but `victim` that
 /// has one; on failure puts back every box it changed but `b` and returns false.
-fn rehome(pk: &mut Packing, victim: usize, b: usize, out: &[u32], ctx: &Ctx) -> bool {
+fn rehome(bins: &mut [Bin], victim: usize, b: usize, out: &[u32], ctx: &Ctx) -> bool {
     let mut saved: Vec<(usize, Bin)> = Vec::new();
     for &e in out {
-        let fill: Vec<f64> = pk.bins.iter().map(Bin::fill_ratio).collect();
-        let mut order: Vec<usize> = (0..pk.bins.len())
-            .filter(|&x| x != victim && pk.bins[x].admits(e, ctx))
+        let fill: Vec<f64> = bins.iter().map(Bin::fill_ratio).collect();
+        let mut order: Vec<usize> = (0..bins.len())
+            .filter(|&x| x != victim && bins[x].admits(e, ctx))
             .collect();
         order.sort_by(|&x, &y| fill[y].total_cmp(&fill[x]).then(x.cmp(&y)));
         let spot = order
             .iter()
-            .find_map(|&x| pk.bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
+            .find_map(|&x| bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
         let Some((x, cand)) = spot else {
             for (x, old) in saved {
-                pk.bins[x] = old;
+                bins[x] = old;
             }
             return false;
         };
         if x != b && !saved.iter().any(|(y, _)| *y == x) {
-            saved.push((x, pk.bins[x].clone()));
+            saved.push((x, bins[x].clone()));
         }
-        pk.bins[x].place(e, &cand, ctx);
+        bins[x].place(e, &cand, ctx);
     }
     true
 }

@@ -286,7 +286,7 @@ impl Search<'_> {
             }
             if moved.last() != Some(&ui) {
                 if let Some(v) = victim {
-                    if eject(pk, v, k, &targets, self.ctx) {
+                    if eject(&mut pk.bins, v, k, &targets, self.ctx) {
                         moved.push(ui);
                     }
                 }
