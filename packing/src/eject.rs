@@ -4,7 +4,7 @@
 
 use crate::construct::CONFIGS;
 use crate::geometry::Cuboid;
-use crate::placement::{Bin, Ctx, Placed};
+use crate::placement::{all_rest, Bin, Ctx, Placed};
 
 /// Boxes tried, fullest first.
 const TARGETS: usize = 8;
@@ -65,23 +65,12 @@ pub(crate) fn eject(bins: &mut [Bin], victim: usize, k: u32, targets: &[usize], 
 /// `bin` without the units at `hit` and with a unit of kind `k` as cuboid `c` in turn `turn`,
 /// if every unit left still rests as the rules ask and the unit may stand there.
 fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> Option<Bin> {
-    let rules = ctx.rules;
     let mut rest: Vec<Placed> = (0..bin.placed.len())
         .filter(|i| !hit.contains(i))
         .map(|i| bin.placed[i])
         .collect();
     ctx.spend((rest.len() * rest.len()) as u64 / 8 + 1);
-    let supported = !rules.require_support
-        || rest.iter().all(|p| {
-            let base = p.c.dim[0] as i128 * p.c.dim[2] as i128;
-            let area: i64 = rest
-                .iter()
-                .filter(|q| q.c.end(1) == p.c.pos[1])
-                .map(|q| p.c.footprint_overlap(&q.c))
-                .sum();
-            p.c.pos[1] == 0 || rules.rests(area as i128, base)
-        });
-    if !supported {
+    if !all_rest(&rest, ctx.rules) {
         return None;
     }
     rest.sort_by_key(|p| (p.c.pos[1], p.c.pos[2], p.c.pos[0]));

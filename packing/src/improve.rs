@@ -10,6 +10,9 @@ use crate::placement::{Bin, Ctx};
 use crate::problem::BoxKind;
 use crate::rng::SplitMix64;
 
+/// Packs one box again with the given units: `(units, box kind index, box kind, ctx)`.
+type Repack = fn(&[u32], usize, &BoxKind, &Ctx) -> Option<Bin>;
+
 /// A packing of one warehouse's units under construction.
 #[derive(Clone)]
 pub(crate) struct Packing {
@@ -252,24 +255,11 @@ impl Search<'_> {
                 moved.push(ui);
                 continue;
             }
-            let mut done = false;
-            for &b in targets.iter().rev().take(6) {
-                if pk.bins[b].capacity() - pk.bins[b].volume < vol {
-                    continue;
-                }
-                let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
-                with.push(k);
-                let bk = pk.bins[b].box_kind;
-                if let Some(bin) = repack_one(&with, bk, &self.boxes[bk], self.ctx) {
-                    pk.bins[b] = bin;
-                    moved.push(ui);
-                    done = true;
-                    break;
-                }
-            }
-            // The same boxes around a level stack: a thin plate fits many boxes only lying
-            // across a stack's top, which the fills above rarely leave level.
-            if !done {
+            // One of the six emptiest receivers packed again with the unit; then the same
+            // boxes around a level stack: a thin plate fits many boxes only lying across a
+            // stack's top, which the plain fill rarely leaves level.
+            let repacks: [Repack; 2] = [repack_one, levels::repack];
+            'repacked: for repack in repacks {
                 for &b in targets.iter().rev().take(6) {
                     if pk.bins[b].capacity() - pk.bins[b].volume < vol {
                         continue;
@@ -277,10 +267,10 @@ impl Search<'_> {
                     let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
                     with.push(k);
                     let bk = pk.bins[b].box_kind;
-                    if let Some(bin) = levels::repack(&with, bk, &self.boxes[bk], self.ctx) {
+                    if let Some(bin) = repack(&with, bk, &self.boxes[bk], self.ctx) {
                         pk.bins[b] = bin;
                         moved.push(ui);
-                        break;
+                        break 'repacked;
                     }
                 }
             }

@@ -3,7 +3,7 @@
 
 use super::{points, Ctx, Merit};
 use crate::geometry::{Cuboid, V3};
-use crate::problem::Kind;
+use crate::problem::{Kind, Rules};
 
 /// Under a contact merit, a box holding more than `CROWDED` units weighs only its
 /// `CROWDED_POINTS` lowest candidate positions per unit, and one holding more than `PACKED`
@@ -482,17 +482,7 @@ impl Bin {
         for p in &rest {
             bin.push(*p, ctx);
         }
-        let supported = !ctx.rules.require_support
-            || rest.iter().all(|p| {
-                let base = p.c.dim[0] as i128 * p.c.dim[2] as i128;
-                let area: i64 = rest
-                    .iter()
-                    .filter(|q| q.c.end(1) == p.c.pos[1])
-                    .map(|q| p.c.footprint_overlap(&q.c))
-                    .sum();
-                p.c.pos[1] == 0 || ctx.rules.rests(area as i128, base)
-            });
-        if supported {
+        if all_rest(&rest, ctx.rules) {
             return Some(bin);
         }
         let units: Vec<u32> = rest.iter().map(|p| p.kind).collect();
@@ -527,6 +517,21 @@ impl Bin {
             p.room = points::room_of(p.at, pl, self.size);
         }
     }
+}
+
+/// Whether every unit of `placed` rests on the floor or on the units just below it as the
+/// rules ask (always, when they do not require support).
+pub(crate) fn all_rest(placed: &[Placed], rules: &Rules) -> bool {
+    !rules.require_support
+        || placed.iter().all(|p| {
+            let base = p.c.dim[0] as i128 * p.c.dim[2] as i128;
+            let area: i64 = placed
+                .iter()
+                .filter(|q| q.c.end(1) == p.c.pos[1])
+                .map(|q| p.c.footprint_overlap(&q.c))
+                .sum();
+            p.c.pos[1] == 0 || rules.rests(area as i128, base)
+        })
 }
 
 #[cfg(test)]

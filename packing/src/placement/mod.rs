@@ -5,7 +5,7 @@
 mod bin;
 mod points;
 
-pub(crate) use bin::{Bin, Placed};
+pub(crate) use bin::{all_rest, Bin, Placed};
 
 use crate::problem::{Kind, Rules};
 use crate::race::Race;
