@@ -78,7 +78,10 @@ fn pack_one(packer: &Packer, id: u128) -> Result<Packed, storage::Error> {
         // Only consumes the job: the commit refuses an order that is no longer pending.
         Err(String::new())
     };
-    let packed = order_packing::commit(&packer.domain, id, &plan).map_err(|e| match e {
+    // Held, so the order index shows the new status before the commit can be durable
+    // and its `order.updated` delivered: a receiver that then lists the order finds it.
+    let packed = store.held(|| order_packing::commit(&packer.domain, id, &plan));
+    let packed = packed.map_err(|e| match e {
         storage::TxError::Storage(e) => e,
         storage::TxError::Aborted(never) => match never {},
     })?;

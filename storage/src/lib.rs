@@ -217,6 +217,22 @@ impl Store {
         std::future::poll_fn(|cx| hold::poll_held(commits.id(), &unpin, fut.as_mut(), cx)).await
     }
 
+    /// [`Store::hold`] for code on a plain thread: every transaction `f` commits joins one
+    /// batch, which is not applied (so neither read through sled nor durable) before `f`
+    /// returns. So what `f` does after committing, such as updating an in-memory index,
+    /// is done before anyone can learn of the commit from storage or from its events.
+    pub fn held<R>(&self, f: impl FnOnce() -> R) -> R {
+        let commits = &self.inner.commits;
+        let unpin = || commits.unpin();
+        let mut f = Some(f);
+        let fut = std::future::poll_fn(|_| std::task::Poll::Ready(f.take().map(|f| f())));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match hold::poll_held(commits.id(), &unpin, std::pin::pin!(fut), &mut cx) {
+            std::task::Poll::Ready(Some(r)) => r,
+            _ => unreachable!("a ready future polled once"),
+        }
+    }
+
     /// Waits until everything committed (every `transact` that returned `Ok`) before this
     /// call is applied and flushed to disk. Concurrent callers share one flush.
     pub async fn durable(&self) -> Result<()> {

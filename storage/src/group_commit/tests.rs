@@ -313,3 +313,20 @@ fn a_batch_already_waiting_is_applied_before_the_flush_that_writes_both() {
     );
     assert_eq!((meta(&store, "a"), meta(&store, "b")), (Some(1), Some(2)));
 }
+
+#[test]
+fn a_held_closure_pins_the_batch_of_its_commits_until_it_returns() {
+    // What a plain thread does after committing under `Store::held` (the packer updating
+    // the order index) must happen before the commit is applied, durable or delivered.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), BatchLimits::default());
+    let pins = || lock(&store.inner.commits.shared.writer).pins;
+    store.held(|| {
+        put(&store, "a", 1);
+        assert_eq!(pins(), 1, "pinned while the closure runs");
+        assert_eq!(meta(&store, "a"), None, "not applied while held");
+    });
+    assert_eq!(pins(), 0, "released when it returns");
+    store.durable_blocking().unwrap();
+    assert_eq!(meta(&store, "a"), Some(1));
+}
