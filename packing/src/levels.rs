@@ -119,9 +119,8 @@ pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option
     }
     let mut sorted = units.to_vec();
     sort_units(&mut sorted, ctx.kinds, Order::Volume);
-    let taken = vec![false; sorted.len()];
     for merit in [Merit::ContactTall, Merit::Lowest, Merit::Spaces] {
-        let Some((bin, got)) = around(b, bk, &sorted, &taken, ctx, merit) else {
+        let Some((bin, got)) = around(b, bk, &sorted, ctx, merit) else {
             break;
         };
         if got.len() == sorted.len() {
@@ -131,21 +130,19 @@ pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option
     None
 }
 
-/// Fills a new box of kind `bk` from the units of `order` not yet `taken`: the level stack of
-/// most volume among them, then the others in order by `merit`. Returns the box and the
-/// indices placed; `None` when no stack of two layers exists.
+/// Fills a new box of kind `bk` from the units of `order`: the level stack of most volume
+/// among them, then the others in order by `merit`. Returns the box and the indices placed;
+/// `None` when no stack of two layers exists.
 fn around(
     b: usize,
     bk: &BoxKind,
     order: &[u32],
-    taken: &[bool],
     ctx: &Ctx,
     merit: Merit,
 ) -> Option<(Bin, Vec<usize>)> {
     let layers: Vec<Layer> = order
         .iter()
         .enumerate()
-        .filter(|(i, _)| !taken[*i])
         .filter_map(|(i, &k)| layer(i, k, bk, ctx))
         .take(MAX_STACKED)
         .collect();
@@ -157,7 +154,7 @@ fn around(
         return None;
     }
     let mut bin = Bin::new(b, bk.size, bk.cap);
-    let mut used = taken.to_vec();
+    let mut used = vec![false; order.len()];
     let mut got = Vec::with_capacity(stack.len() + 8);
     let mut y = 0;
     for l in &stack {

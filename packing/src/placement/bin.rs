@@ -280,14 +280,29 @@ impl Bin {
     /// (inside the box, every hard rule but the cheap ones of [`Bin::admits`], which the
     /// caller has checked); counts the work as [`Bin::best`] does for one turn.
     pub fn fits(&self, c: &Cuboid, k: u32, ctx: &Ctx) -> Option<i128> {
+        self.exact(c, k, ctx, Merit::Contact, 2)
+    }
+
+    /// Whether a unit of kind `k` in turn `turn` may stand with its lowest corner at `pos`:
+    /// the cheap tests of [`Bin::admits`], inside the box, and the exact test of [`Bin::best`].
+    pub fn fits_turn_at(&self, k: u32, turn: u8, pos: V3, ctx: &Ctx) -> bool {
+        let dim = ctx.kinds[k as usize].turns[turn as usize].dim;
+        self.admits(k, ctx)
+            && self
+                .exact(&Cuboid { pos, dim }, k, ctx, Merit::Lowest, 1)
+                .is_some()
+    }
+
+    /// The exact test of [`Bin::best`] for one cuboid inside the box, under `merit`, counting
+    /// `work` plus the units near it.
+    fn exact(&self, c: &Cuboid, k: u32, ctx: &Ctx, merit: Merit, work: u64) -> Option<i128> {
         if (0..3).any(|a| c.pos[a] < 0 || c.end(a) > self.size[a]) {
             return None;
         }
         let from = self.near_start(c);
         let to = self.near_end(from, c);
-        ctx.spend(2 + (to - from) as u64);
-        let kind = &ctx.kinds[k as usize];
-        self.check(c, &self.by_x[from..to], kind, ctx, Merit::Contact)
+        ctx.spend(work + (to - from) as u64);
+        self.check(c, &self.by_x[from..to], &ctx.kinds[k as usize], ctx, merit)
     }
 
     /// Weighs every turn of kind `k` at `pt`, keeping the best candidate in `best`; returns
@@ -407,24 +422,6 @@ impl Bin {
             }
         }
         Some(contact)
-    }
-
-    /// Whether a unit of kind `k` in turn `turn` may stand with its lowest corner at `pos`:
-    /// the cheap tests, inside the box, and the exact test of [`Bin::best`].
-    pub fn fits_turn_at(&self, k: u32, turn: u8, pos: V3, ctx: &Ctx) -> bool {
-        let kind = &ctx.kinds[k as usize];
-        let c = Cuboid {
-            pos,
-            dim: kind.turns[turn as usize].dim,
-        };
-        if !self.admits(k, ctx) || (0..3).any(|a| c.pos[a] < 0 || c.end(a) > self.size[a]) {
-            return false;
-        }
-        let from = self.near_start(&c);
-        let to = self.near_end(from, &c);
-        ctx.spend(1 + (to - from) as u64);
-        self.check(&c, &self.by_x[from..to], kind, ctx, Merit::Lowest)
-            .is_some()
     }
 
     /// Places a unit at a candidate returned by [`Bin::best`] for the same kind.
