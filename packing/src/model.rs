@@ -171,7 +171,8 @@ pub struct PackOptions {
     /// Free text read by the rule reader of `instructions.rs`; empty when not given.
     pub instructions: String,
     /// Effort allowed to the improvement phase, converted to a deterministic work budget
-    /// (the engine never reads a clock). `None` means [`DEFAULT_TIME_LIMIT_MS`].
+    /// (the engine never reads a clock). `None` means [`default_time_limit_ms`] of the
+    /// request's unit count.
     pub time_limit_ms: Option<u64>,
     /// Every unit must rest on the floor or on units below it (default `true`).
     pub require_support: bool,
@@ -180,8 +181,18 @@ pub struct PackOptions {
     pub min_support: f64,
 }
 
-/// Effort budget used when `time_limit_ms` is absent.
+/// Effort budget used when `time_limit_ms` is absent, for requests of up to this many units.
 pub const DEFAULT_TIME_LIMIT_MS: u64 = 100;
+/// Most effort the default budget gives a large request.
+pub const DEFAULT_TIME_LIMIT_MAX_MS: u64 = 200;
+
+/// The budget used when `time_limit_ms` is absent: 1 ms per unit, at least
+/// [`DEFAULT_TIME_LIMIT_MS`] and at most [`DEFAULT_TIME_LIMIT_MAX_MS`]. Orders of 100-200 units
+/// still gain boxes from a longer search where small ones have stopped (BENCHMARKS.md, session
+/// 16), and a search's cost per unit of budget grows slower than its unit count.
+pub fn default_time_limit_ms(units: u64) -> u64 {
+    units.clamp(DEFAULT_TIME_LIMIT_MS, DEFAULT_TIME_LIMIT_MAX_MS)
+}
 /// Largest accepted `time_limit_ms`.
 pub const MAX_TIME_LIMIT_MS: u64 = 60_000;
 

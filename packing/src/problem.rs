@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{len_down, len_up, volume, weight_down, weight_up, V3};
 use crate::hazmat::{self, HazClass};
 use crate::instructions::{self, Directives};
-use crate::model::{Goal, Orientation, PackRequest, DEFAULT_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS};
+use crate::model::{default_time_limit_ms, Goal, Orientation, PackRequest, MAX_TIME_LIMIT_MS};
 use crate::orientation::{turns, Turn};
 
 /// Default share of a unit's base that must rest on the floor or on tops of units directly
@@ -344,7 +344,11 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
                 .collect(),
         })
         .collect();
-    let time = req.options.time_limit_ms.unwrap_or(DEFAULT_TIME_LIMIT_MS);
+    let units: u64 = req.items.iter().map(|it| it.quantity.max(0) as u64).sum();
+    let time = req
+        .options
+        .time_limit_ms
+        .unwrap_or_else(|| default_time_limit_ms(units));
     Ok(Problem {
         kinds,
         depots,
@@ -361,4 +365,36 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
         restarts: (time / 12).min(64) as usize,
         directives,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoxType, Item, Warehouse};
+
+    fn request(units: i64, time_limit_ms: Option<u64>) -> PackRequest {
+        let mut wh = Warehouse {
+            warehouse_id: "w".into(),
+            boxes: vec![BoxType::new("b", 10.0, 10.0, 10.0, 1.0)],
+            ..Warehouse::default()
+        };
+        wh.inventory.insert("a".into(), units);
+        let mut req = PackRequest {
+            items: vec![Item::new("a", 1.0, 1.0, 1.0, 0.0, units)],
+            warehouses: vec![wh],
+            ..PackRequest::default()
+        };
+        req.options.time_limit_ms = time_limit_ms;
+        req
+    }
+
+    #[test]
+    fn the_default_budget_grows_with_the_unit_count_between_its_bounds() {
+        let budget = |units, limit| build(&request(units, limit)).unwrap().budget / WORK_PER_MS;
+        assert_eq!(budget(20, None), 100);
+        assert_eq!(budget(150, None), 150);
+        assert_eq!(budget(5_000, None), 200);
+        // A budget the caller names is taken as it is, whatever the order's size.
+        assert_eq!(budget(5_000, Some(40)), 40);
+    }
 }
