@@ -1,22 +1,60 @@
-//! Ejection for the eviction move: a unit that no box takes as it is goes into a full box in
-//! the place of up to three smaller units of that box, which must find free positions in the
-//! other boxes; the box's other units keep their places, so support is checked, not repacked.
+//! Ejection chains for the eviction move: a unit that no box takes as it is goes into a full
+//! box in the place of up to three smaller units of that box, which must find free positions in
+//! the other boxes or, one level deeper, eject smaller units in turn; the boxes' other units keep
+//! their places, so support is checked, not repacked. A chain that does not close is undone.
 
 use crate::construct::CONFIGS;
 use crate::geometry::Cuboid;
 use crate::placement::{all_rest, Bin, Ctx, Placed};
 
-/// Boxes tried, fullest first.
+/// Boxes tried per unit, fullest first.
 const TARGETS: usize = 8;
 /// Units one placement may displace.
 const MAX_OUT: usize = 3;
 /// Placements tried per box, least displaced volume first.
 const TRIES: usize = 4;
+/// Levels of a chain: the unit's ejection, then those of the units it displaced.
+const DEPTH: usize = 2;
+/// Placements tried in one chain, all levels together.
+const CHAIN_TRIES: usize = 1000;
+
+/// Boxes a chain replaced, with their state before, newest last.
+type Log = Vec<(usize, Bin)>;
+
+fn undo(bins: &mut [Bin], log: &mut Log, mark: usize) {
+    while log.len() > mark {
+        let (b, old) = log.pop().expect("the log is longer than the mark");
+        bins[b] = old;
+    }
+}
 
 /// Puts a unit of kind `k` into one of `targets` (fullest first) where it displaces at most
 /// [`MAX_OUT`] units of less volume in all, and those units into the other boxes but `victim`
-/// at free positions. True when done; `bins` are unchanged otherwise.
+/// at free positions or by ejections of their own. True when done; `bins` are unchanged
+/// otherwise.
 pub(crate) fn eject(bins: &mut [Bin], victim: usize, k: u32, targets: &[usize], ctx: &Ctx) -> bool {
+    let mut log = Log::new();
+    let mut tries = CHAIN_TRIES;
+    let done = chain(bins, victim, k, targets, DEPTH, &mut log, &mut tries, ctx);
+    if !done {
+        undo(bins, &mut log, 0);
+    }
+    done
+}
+
+/// One level of a chain: a unit of kind `k` into one of `targets`, the units it displaces
+/// rehomed with `depth - 1` levels left. On failure the caller undoes the log.
+#[allow(clippy::too_many_arguments)]
+fn chain(
+    bins: &mut [Bin],
+    victim: usize,
+    k: u32,
+    targets: &[usize],
+    depth: usize,
+    log: &mut Log,
+    tries: &mut usize,
+    ctx: &Ctx,
+) -> bool {
     let kind = &ctx.kinds[k as usize];
     for &b in targets.iter().take(TARGETS) {
         let bin = &bins[b];
@@ -49,13 +87,18 @@ pub(crate) fn eject(bins: &mut [Bin], victim: usize, k: u32, targets: &[usize], 
         }
         cands.sort_by_key(|x| x.0);
         for (_, c, turn, hit) in cands.into_iter().take(TRIES) {
+            if *tries == 0 {
+                return false;
+            }
+            *tries -= 1;
             if let Some(nb) = without(&bins[b], &hit, k, c, turn, ctx) {
                 let out: Vec<u32> = hit.iter().map(|&i| bins[b].placed[i].kind).collect();
-                let old = std::mem::replace(&mut bins[b], nb);
-                if rehome(bins, victim, b, &out, ctx) {
+                let mark = log.len();
+                log.push((b, std::mem::replace(&mut bins[b], nb)));
+                if rehome(bins, victim, &out, depth, log, tries, ctx) {
                     return true;
                 }
-                bins[b] = old;
+                undo(bins, log, mark);
             }
         }
     }
@@ -86,9 +129,18 @@ fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> 
 }
 
 /// Places each unit of `out` at the best free position of the fullest box but `victim` that
-/// has one; on failure puts back every box it changed but `b` and returns false.
-fn rehome(bins: &mut [Bin], victim: usize, b: usize, out: &[u32], ctx: &Ctx) -> bool {
-    let mut saved: Vec<(usize, Bin)> = Vec::new();
+/// has one, else (with levels left) by a chain of its own into the fullest boxes; false when
+/// one of them finds no place (the caller undoes the log).
+#[allow(clippy::too_many_arguments)]
+fn rehome(
+    bins: &mut [Bin],
+    victim: usize,
+    out: &[u32],
+    depth: usize,
+    log: &mut Log,
+    tries: &mut usize,
+    ctx: &Ctx,
+) -> bool {
     for &e in out {
         let fill: Vec<f64> = bins.iter().map(Bin::fill_ratio).collect();
         let mut order: Vec<usize> = (0..bins.len())
@@ -98,16 +150,15 @@ fn rehome(bins: &mut [Bin], victim: usize, b: usize, out: &[u32], ctx: &Ctx) -> 
         let spot = order
             .iter()
             .find_map(|&x| bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
-        let Some((x, cand)) = spot else {
-            for (x, old) in saved {
-                bins[x] = old;
-            }
-            return false;
-        };
-        if x != b && !saved.iter().any(|(y, _)| *y == x) {
-            saved.push((x, bins[x].clone()));
+        if let Some((x, cand)) = spot {
+            log.push((x, bins[x].clone()));
+            bins[x].place(e, &cand, ctx);
+            continue;
         }
-        bins[x].place(e, &cand, ctx);
+        if depth > 1 && chain(bins, victim, e, &order, depth - 1, log, tries, ctx) {
+            continue;
+        }
+        return false;
     }
     true
 }
