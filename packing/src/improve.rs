@@ -7,6 +7,7 @@ use crate::eject::eject;
 use crate::levels;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
+use crate::platform;
 use crate::problem::BoxKind;
 use crate::rng::SplitMix64;
 
@@ -257,8 +258,9 @@ impl Search<'_> {
             }
             // One of the six emptiest receivers packed again with the unit; then the same
             // boxes around a level stack: a thin plate fits many boxes only lying across a
-            // stack's top, which the plain fill rarely leaves level.
-            let repacks: [Repack; 2] = [repack_one, levels::repack];
+            // stack's top, which the plain fill rarely leaves level; then around a platform of
+            // units standing side by side, of one height, for the plate to lie on.
+            let repacks: [Repack; 3] = [repack_one, levels::repack, platform::repack];
             'repacked: for repack in repacks {
                 for &b in targets.iter().rev().take(6) {
                     if pk.bins[b].capacity() - pk.bins[b].volume < vol {
