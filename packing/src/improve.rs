@@ -261,14 +261,17 @@ impl Search<'_> {
             // stack's top, which the plain fill rarely leaves level; then around a platform of
             // units standing side by side, of one height, for the plate to lie on.
             let repacks: [Repack; 3] = [repack_one, levels::repack, platform::repack];
-            'repacked: for repack in repacks {
+            'repacked: for (r, repack) in repacks.into_iter().enumerate() {
                 for &b in targets.iter().rev().take(6) {
+                    let bk = pk.bins[b].box_kind;
+                    if r == 2 && !platform::plate(k, &self.boxes[bk], self.ctx) {
+                        continue;
+                    }
                     if pk.bins[b].capacity() - pk.bins[b].volume < vol {
                         continue;
                     }
                     let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
                     with.push(k);
-                    let bk = pk.bins[b].box_kind;
                     if let Some(bin) = repack(&with, bk, &self.boxes[bk], self.ctx) {
                         pk.bins[b] = bin;
                         moved.push(ui);

@@ -32,6 +32,14 @@ fn sorted(v: V3) -> V3 {
     s
 }
 
+/// Whether unit `k` is a plate for box kind `bk`: its thinnest side under half the box's
+/// shortest side, its middle side over two thirds of it (the units a platform is for).
+pub(crate) fn plate(k: u32, bk: &BoxKind, ctx: &Ctx) -> bool {
+    let side = sorted(bk.size)[0];
+    let d = sorted(ctx.kinds[k as usize].turns[0].dim);
+    2 * d[0] < side && 3 * d[1] > 2 * side
+}
+
 /// A unit in a platform or lying on one: its index in the order, its turn and that turn's
 /// sides.
 #[derive(Clone, Copy)]
