@@ -270,3 +270,40 @@ pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::problem::{Kind, Rules};
+
+    #[test]
+    fn two_plates_of_one_height_carry_a_thin_plate_lying_flat() {
+        // Two plates 70 high side by side make a level 80 x 90 top for a plate of 30.
+        let kinds = vec![
+            Kind::plain([40, 70, 90], Orientation::Any, 1),
+            Kind::plain([90, 40, 70], Orientation::Any, 1),
+            Kind::plain([80, 30, 90], Orientation::Any, 1),
+        ];
+        let rules = Rules {
+            require_support: true,
+            ..Rules::default()
+        };
+        let ctx = Ctx::new(&kinds, &rules);
+        let bk = BoxKind {
+            index: 0,
+            size: [100; 3],
+            cap: 1 << 40,
+            cost: 0.0,
+            quantity: None,
+            volume: 1_000_000,
+        };
+        let bin = repack(&[2, 1, 0], 0, &bk, &ctx).expect("the platform carries the plate");
+        assert_eq!(bin.placed.len(), 3);
+        let flat = bin.placed.iter().find(|p| p.kind == 2).unwrap();
+        assert_eq!((flat.c.pos[1], flat.c.dim[1]), (70, 30));
+        for p in &bin.placed {
+            assert!((0..3).all(|a| p.c.pos[a] >= 0 && p.c.end(a) <= 100));
+        }
+    }
+}
