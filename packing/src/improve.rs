@@ -7,6 +7,7 @@ use crate::eject::eject;
 use crate::levels;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
+use crate::platform;
 use crate::problem::BoxKind;
 use crate::rng::SplitMix64;
 
@@ -257,16 +258,23 @@ impl Search<'_> {
             }
             // One of the six emptiest receivers packed again with the unit; then the same
             // boxes around a level stack: a thin plate fits many boxes only lying across a
-            // stack's top, which the plain fill rarely leaves level.
-            let repacks: [Repack; 2] = [repack_one, levels::repack];
-            'repacked: for repack in repacks {
+            // stack's top, which the plain fill rarely leaves level; then around a platform of
+            // units standing side by side, of one height, for the plate to lie on (only with
+            // one box kind: on carts and pallets, with several, it cost packages).
+            let repacks: [Repack; 3] = [repack_one, levels::repack, platform::repack];
+            'repacked: for (r, repack) in repacks.into_iter().enumerate() {
                 for &b in targets.iter().rev().take(6) {
+                    let bk = pk.bins[b].box_kind;
+                    if r == 2
+                        && (self.boxes.len() > 1 || !platform::plate(k, &self.boxes[bk], self.ctx))
+                    {
+                        continue;
+                    }
                     if pk.bins[b].capacity() - pk.bins[b].volume < vol {
                         continue;
                     }
                     let mut with: Vec<u32> = pk.bins[b].placed.iter().map(|p| p.kind).collect();
                     with.push(k);
-                    let bk = pk.bins[b].box_kind;
                     if let Some(bin) = repack(&with, bk, &self.boxes[bk], self.ctx) {
                         pk.bins[b] = bin;
                         moved.push(ui);

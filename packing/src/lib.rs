@@ -26,6 +26,7 @@ pub mod mpv;
 mod orientation;
 pub mod pallets;
 mod placement;
+mod platform;
 mod point_first;
 mod portfolio;
 mod problem;
