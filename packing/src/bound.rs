@@ -291,10 +291,7 @@ mod tests {
         // Random units, each order packed by the constructive packer: no valid bound exceeds
         // the boxes a real packing uses.
         let mut rng = SplitMix64::new(7);
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         for _ in 0..150 {
             let size = [rng.range(10, 30), rng.range(10, 30), rng.range(10, 30)];
             let kinds: Vec<Kind> = (0..1 + rng.below(4))
@@ -307,14 +304,7 @@ mod tests {
             let units: Vec<u32> = (0..4 + rng.below(20))
                 .map(|_| rng.below(kinds.len()) as u32)
                 .collect();
-            let bk = BoxKind {
-                index: 0,
-                size,
-                cap: 1 << 40,
-                cost: 0.0,
-                quantity: None,
-                volume: size.iter().map(|&s| s as i128).product(),
-            };
+            let bk = BoxKind::test_box(size);
             let ctx = Ctx::new(&kinds, &rules);
             let effort = Effort {
                 tries: 5,

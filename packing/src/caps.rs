@@ -183,12 +183,8 @@ mod tests {
 
     fn pallet() -> BoxKind {
         BoxKind {
-            index: 0,
-            size: [120, 150, 120],
-            cap: 1 << 40,
             cost: 1.0,
-            quantity: None,
-            volume: 120 * 150 * 120,
+            ..BoxKind::test_box([120, 150, 120])
         }
     }
 
@@ -214,10 +210,7 @@ mod tests {
             Kind::plain([50, 40, 50], Orientation::Upright, 300),
             Kind::plain([25, 30, 25], Orientation::Upright, 40),
         ];
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let units: Vec<u32> = [0u32; 300].into_iter().chain([1u32; 40]).collect();
         let boxes = [pallet()];
         let mut bl = blocks::make(&kinds, &units, &boxes, &rules, Shape::Columns).expect("blocks");
@@ -267,10 +260,7 @@ mod tests {
     /// makes no cap.
     #[test]
     fn no_cap_from_conflicting_kinds_or_for_little_room_filled() {
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let units: Vec<u32> = [0u32; 300].into_iter().chain([1u32; 40]).collect();
         let boxes = [pallet()];
         let mut conflicting = vec![

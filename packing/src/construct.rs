@@ -361,19 +361,9 @@ mod tests {
     /// `effort`, and the boxes used.
     fn work_of(n: usize, side: i64, effort: Effort) -> (u64, usize) {
         let kinds = vec![Kind::plain([1, 1, 1], Orientation::Any, n as u64)];
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let ctx = Ctx::new(&kinds, &rules);
-        let bk = BoxKind {
-            index: 0,
-            size: [side; 3],
-            cap: 1 << 40,
-            cost: 0.0,
-            quantity: None,
-            volume: (side * side * side) as i128,
-        };
+        let bk = BoxKind::test_box([side; 3]);
         let units = vec![0u32; n];
         let (bins, rest) = build(
             &units,

@@ -87,10 +87,7 @@ mod tests {
 
     #[test]
     fn turning_the_corner_unit_makes_room_the_merits_miss() {
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let dims = [[9, 6, 4], [3, 8, 8], [5, 8, 4]];
         let kinds: Vec<Kind> = dims
             .iter()

@@ -261,15 +261,15 @@ impl Search<'_> {
             // stack's top, which the plain fill rarely leaves level; then around a platform of
             // units standing side by side, of one height, for the plate to lie on (only with
             // one box kind: on carts and pallets, with several, it cost packages).
-            let repacks: [Repack; 3] = [repack_one, levels::repack, platform::repack];
-            'repacked: for (r, repack) in repacks.into_iter().enumerate() {
+            let on_platform = self.boxes.len() == 1 && platform::plate(k, &self.boxes[0], self.ctx);
+            let repacks: &[Repack] = if on_platform {
+                &[repack_one, levels::repack, platform::repack]
+            } else {
+                &[repack_one, levels::repack]
+            };
+            'repacked: for repack in repacks {
                 for &b in targets.iter().rev().take(6) {
                     let bk = pk.bins[b].box_kind;
-                    if r == 2
-                        && (self.boxes.len() > 1 || !platform::plate(k, &self.boxes[bk], self.ctx))
-                    {
-                        continue;
-                    }
                     if pk.bins[b].capacity() - pk.bins[b].volume < vol {
                         continue;
                     }

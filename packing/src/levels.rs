@@ -194,19 +194,9 @@ mod tests {
             Kind::plain([7, 8, 3], Orientation::Any, 1),
             Kind::plain([1, 1, 1], Orientation::Any, 1),
         ];
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let ctx = Ctx::new(&kinds, &rules);
-        let bk = BoxKind {
-            index: 0,
-            size: [10; 3],
-            cap: 1 << 40,
-            cost: 0.0,
-            quantity: None,
-            volume: 1000,
-        };
+        let bk = BoxKind::test_box([10; 3]);
         let bin = repack(&[3, 2, 1, 0], 0, &bk, &ctx).expect("the stack fills the height");
         assert_eq!(bin.placed.len(), 4);
         let mut ys: Vec<(i64, i64)> = bin

@@ -285,19 +285,9 @@ mod tests {
             Kind::plain([90, 40, 70], Orientation::Any, 1),
             Kind::plain([80, 30, 90], Orientation::Any, 1),
         ];
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let ctx = Ctx::new(&kinds, &rules);
-        let bk = BoxKind {
-            index: 0,
-            size: [100; 3],
-            cap: 1 << 40,
-            cost: 0.0,
-            quantity: None,
-            volume: 1_000_000,
-        };
+        let bk = BoxKind::test_box([100; 3]);
         let bin = repack(&[2, 1, 0], 0, &bk, &ctx).expect("the platform carries the plate");
         assert_eq!(bin.placed.len(), 3);
         let flat = bin.placed.iter().find(|p| p.kind == 2).unwrap();

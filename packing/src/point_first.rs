@@ -67,10 +67,7 @@ mod tests {
     fn lowest_positions_take_the_first_unit_that_fits() {
         // Kind 0 is 2 wide, kind 1 a unit cube; the second 2-wide unit is already taken.
         let kinds = vec![kind([2, 1, 1]), kind([1, 1, 1])];
-        let rules = Rules {
-            require_support: true,
-            ..Rules::default()
-        };
+        let rules = Rules::full_support();
         let ctx = Ctx::new(&kinds, &rules);
         let mut bin = Bin::new(0, [3, 2, 1], 100);
         let order = [0, 0, 1, 1, 1];

@@ -38,6 +38,18 @@ pub(crate) struct Rules {
     pub max_units: Option<u32>,
 }
 
+#[cfg(test)]
+impl Rules {
+    /// Every unit rests wholly on the floor or on units below: what the packer's unit tests
+    /// pack under.
+    pub(crate) fn full_support() -> Rules {
+        Rules {
+            require_support: true,
+            ..Rules::default()
+        }
+    }
+}
+
 impl Default for Rules {
     fn default() -> Self {
         Rules {
@@ -107,6 +119,22 @@ pub(crate) struct BoxKind {
     pub cost: f64,
     pub quantity: Option<u64>,
     pub volume: i128,
+}
+
+#[cfg(test)]
+impl BoxKind {
+    /// A box kind of `size` in unlimited supply, cost 0 and no weight limit to speak of: what
+    /// the packer's unit tests pack into.
+    pub(crate) fn test_box(size: V3) -> BoxKind {
+        BoxKind {
+            index: 0,
+            size,
+            cap: 1 << 40,
+            cost: 0.0,
+            quantity: None,
+            volume: size.iter().map(|&s| s as i128).product(),
+        }
+    }
 }
 
 /// A warehouse as the packer sees it.
