@@ -186,12 +186,12 @@ pub const DEFAULT_TIME_LIMIT_MS: u64 = 100;
 /// Most effort the default budget gives a large request.
 pub const DEFAULT_TIME_LIMIT_MAX_MS: u64 = 200;
 
-/// The budget used when `time_limit_ms` is absent: 1 ms per unit, at least
+/// The budget used when `time_limit_ms` is absent: 2 ms per unit, at least
 /// [`DEFAULT_TIME_LIMIT_MS`] and at most [`DEFAULT_TIME_LIMIT_MAX_MS`]. Orders of 100-200 units
 /// still gain boxes from a longer search where small ones have stopped (BENCHMARKS.md, session
-/// 16), and a search's cost per unit of budget grows slower than its unit count.
+/// 16), and small orders, which set the median latency, keep the short budget.
 pub fn default_time_limit_ms(units: u64) -> u64 {
-    units.clamp(DEFAULT_TIME_LIMIT_MS, DEFAULT_TIME_LIMIT_MAX_MS)
+    (2 * units).clamp(DEFAULT_TIME_LIMIT_MS, DEFAULT_TIME_LIMIT_MAX_MS)
 }
 /// Largest accepted `time_limit_ms`.
 pub const MAX_TIME_LIMIT_MS: u64 = 60_000;

@@ -420,7 +420,7 @@ mod tests {
     fn the_default_budget_grows_with_the_unit_count_between_its_bounds() {
         let budget = |units, limit| build(&request(units, limit)).unwrap().budget / WORK_PER_MS;
         assert_eq!(budget(20, None), 100);
-        assert_eq!(budget(150, None), 150);
+        assert_eq!(budget(75, None), 150);
         assert_eq!(budget(5_000, None), 200);
         // A budget the caller names is taken as it is, whatever the order's size.
         assert_eq!(budget(5_000, Some(40)), 40);
