@@ -18,14 +18,14 @@ const DEPTH: usize = 2;
 /// Placements tried in one chain, all levels together.
 const CHAIN_TRIES: usize = 1000;
 
-/// Boxes a chain replaced, with their state before, newest last.
-type Log = Vec<(usize, Bin)>;
-
-fn undo(bins: &mut [Bin], log: &mut Log, mark: usize) {
-    while log.len() > mark {
-        let (b, old) = log.pop().expect("the log is longer than the mark");
-        bins[b] = old;
-    }
+/// One ejection chain under way: the boxes, the victim no unit may go back to, the boxes the
+/// chain replaced (with their state before, newest last) and the placements it may still try.
+struct Chain<'b, 'c> {
+    bins: &'b mut [Bin],
+    victim: usize,
+    log: Vec<(usize, Bin)>,
+    tries: usize,
+    ctx: &'c Ctx<'c>,
 }
 
 /// Puts a unit of kind `k` into one of `targets` (fullest first) where it displaces at most
@@ -33,76 +33,109 @@ fn undo(bins: &mut [Bin], log: &mut Log, mark: usize) {
 /// at free positions or by ejections of their own. True when done; `bins` are unchanged
 /// otherwise.
 pub(crate) fn eject(bins: &mut [Bin], victim: usize, k: u32, targets: &[usize], ctx: &Ctx) -> bool {
-    let mut log = Log::new();
-    let mut tries = CHAIN_TRIES;
-    let done = chain(bins, victim, k, targets, DEPTH, &mut log, &mut tries, ctx);
+    let mut ch = Chain {
+        bins,
+        victim,
+        log: Vec::new(),
+        tries: CHAIN_TRIES,
+        ctx,
+    };
+    let done = ch.chain(k, targets, DEPTH);
     if !done {
-        undo(bins, &mut log, 0);
+        ch.undo(0);
     }
     done
 }
 
-/// One level of a chain: a unit of kind `k` into one of `targets`, the units it displaces
-/// rehomed with `depth - 1` levels left. On failure the caller undoes the log.
-#[allow(clippy::too_many_arguments)]
-fn chain(
-    bins: &mut [Bin],
-    victim: usize,
-    k: u32,
-    targets: &[usize],
-    depth: usize,
-    log: &mut Log,
-    tries: &mut usize,
-    ctx: &Ctx,
-) -> bool {
-    let kind = &ctx.kinds[k as usize];
-    for &b in targets.iter().take(TARGETS) {
-        let bin = &bins[b];
-        // The unit in the corner of a placed unit, in each turn.
-        let mut cands: Vec<(i128, Cuboid, u8, Vec<usize>)> = Vec::new();
-        for q in &bin.placed {
-            for (t, turn) in kind.turns.iter().enumerate() {
-                let c = Cuboid {
-                    pos: q.c.pos,
-                    dim: turn.dim,
-                };
-                if (0..3).any(|a| c.end(a) > bin.size[a]) {
-                    continue;
-                }
-                ctx.spend(bin.placed.len() as u64 / 4 + 1);
-                let hit: Vec<usize> = (0..bin.placed.len())
-                    .filter(|&i| bin.placed[i].c.intersects(&c))
-                    .collect();
-                if hit.is_empty() || hit.len() > MAX_OUT {
-                    continue;
-                }
-                let out: i128 = hit
-                    .iter()
-                    .map(|&i| ctx.kinds[bin.placed[i].kind as usize].volume)
-                    .sum();
-                if out < kind.volume {
-                    cands.push((out, c, t as u8, hit));
-                }
-            }
-        }
-        cands.sort_by_key(|x| x.0);
-        for (_, c, turn, hit) in cands.into_iter().take(TRIES) {
-            if *tries == 0 {
-                return false;
-            }
-            *tries -= 1;
-            if let Some(nb) = without(&bins[b], &hit, k, c, turn, ctx) {
-                let out: Vec<u32> = hit.iter().map(|&i| bins[b].placed[i].kind).collect();
-                let mark = log.len();
-                log.push((b, std::mem::replace(&mut bins[b], nb)));
-                if rehome(bins, victim, &out, depth, log, tries, ctx) {
-                    return true;
-                }
-                undo(bins, log, mark);
-            }
+impl Chain<'_, '_> {
+    /// Puts back the boxes replaced since the log was `mark` long.
+    fn undo(&mut self, mark: usize) {
+        while self.log.len() > mark {
+            let (b, old) = self.log.pop().expect("the log is longer than the mark");
+            self.bins[b] = old;
         }
     }
-    false
+
+    /// One level of a chain: a unit of kind `k` into one of `targets`, the units it displaces
+    /// rehomed with `depth - 1` levels left. On failure the caller undoes the log.
+    fn chain(&mut self, k: u32, targets: &[usize], depth: usize) -> bool {
+        let ctx = self.ctx;
+        let kind = &ctx.kinds[k as usize];
+        for &b in targets.iter().take(TARGETS) {
+            let bin = &self.bins[b];
+            // The unit in the corner of a placed unit, in each turn.
+            let mut cands: Vec<(i128, Cuboid, u8, Vec<usize>)> = Vec::new();
+            for q in &bin.placed {
+                for (t, turn) in kind.turns.iter().enumerate() {
+                    let c = Cuboid {
+                        pos: q.c.pos,
+                        dim: turn.dim,
+                    };
+                    if (0..3).any(|a| c.end(a) > bin.size[a]) {
+                        continue;
+                    }
+                    ctx.spend(bin.placed.len() as u64 / 4 + 1);
+                    let hit: Vec<usize> = (0..bin.placed.len())
+                        .filter(|&i| bin.placed[i].c.intersects(&c))
+                        .collect();
+                    if hit.is_empty() || hit.len() > MAX_OUT {
+                        continue;
+                    }
+                    let out: i128 = hit
+                        .iter()
+                        .map(|&i| ctx.kinds[bin.placed[i].kind as usize].volume)
+                        .sum();
+                    if out < kind.volume {
+                        cands.push((out, c, t as u8, hit));
+                    }
+                }
+            }
+            cands.sort_by_key(|x| x.0);
+            for (_, c, turn, hit) in cands.into_iter().take(TRIES) {
+                if self.tries == 0 {
+                    return false;
+                }
+                self.tries -= 1;
+                if let Some(nb) = without(&self.bins[b], &hit, k, c, turn, ctx) {
+                    let out: Vec<u32> = hit.iter().map(|&i| self.bins[b].placed[i].kind).collect();
+                    let mark = self.log.len();
+                    self.log.push((b, std::mem::replace(&mut self.bins[b], nb)));
+                    if self.rehome(&out, depth) {
+                        return true;
+                    }
+                    self.undo(mark);
+                }
+            }
+        }
+        false
+    }
+
+    /// Places each unit of `out` at the best free position of the fullest box but the victim
+    /// that has one, else (with levels left) by a chain of its own into the fullest boxes;
+    /// false when one of them finds no place (the caller undoes the log).
+    fn rehome(&mut self, out: &[u32], depth: usize) -> bool {
+        let ctx = self.ctx;
+        for &e in out {
+            let fill: Vec<f64> = self.bins.iter().map(Bin::fill_ratio).collect();
+            let mut order: Vec<usize> = (0..self.bins.len())
+                .filter(|&x| x != self.victim && self.bins[x].admits(e, ctx))
+                .collect();
+            order.sort_by(|&x, &y| fill[y].total_cmp(&fill[x]).then(x.cmp(&y)));
+            let spot = order
+                .iter()
+                .find_map(|&x| self.bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
+            if let Some((x, cand)) = spot {
+                self.log.push((x, self.bins[x].clone()));
+                self.bins[x].place(e, &cand, ctx);
+                continue;
+            }
+            if depth > 1 && self.chain(e, &order, depth - 1) {
+                continue;
+            }
+            return false;
+        }
+        true
+    }
 }
 
 /// `bin` without the units at `hit` and with a unit of kind `k` as cuboid `c` in turn `turn`,
@@ -126,39 +159,4 @@ fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> 
     }
     nb.push(Placed { kind: k, turn, c }, ctx);
     Some(nb)
-}
-
-/// Places each unit of `out` at the best free position of the fullest box but `victim` that
-/// has one, else (with levels left) by a chain of its own into the fullest boxes; false when
-/// one of them finds no place (the caller undoes the log).
-#[allow(clippy::too_many_arguments)]
-fn rehome(
-    bins: &mut [Bin],
-    victim: usize,
-    out: &[u32],
-    depth: usize,
-    log: &mut Log,
-    tries: &mut usize,
-    ctx: &Ctx,
-) -> bool {
-    for &e in out {
-        let fill: Vec<f64> = bins.iter().map(Bin::fill_ratio).collect();
-        let mut order: Vec<usize> = (0..bins.len())
-            .filter(|&x| x != victim && bins[x].admits(e, ctx))
-            .collect();
-        order.sort_by(|&x, &y| fill[y].total_cmp(&fill[x]).then(x.cmp(&y)));
-        let spot = order
-            .iter()
-            .find_map(|&x| bins[x].best(e, ctx, CONFIGS[0].1).map(|c| (x, c)));
-        if let Some((x, cand)) = spot {
-            log.push((x, bins[x].clone()));
-            bins[x].place(e, &cand, ctx);
-            continue;
-        }
-        if depth > 1 && chain(bins, victim, e, &order, depth - 1, log, tries, ctx) {
-            continue;
-        }
-        return false;
-    }
-    true
 }

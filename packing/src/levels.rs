@@ -4,8 +4,7 @@
 //! extreme-point fill places the rest beside and above them.
 
 use crate::construct::{fill, may_hold, sort_units, Order};
-use crate::geometry::Cuboid;
-use crate::placement::{Bin, Ctx, Merit, Placed};
+use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::BoxKind;
 
 /// Units weighed for the stack; a box rarely holds more plates than this.
@@ -158,20 +157,9 @@ fn around(
     let mut got = Vec::with_capacity(stack.len() + 8);
     let mut y = 0;
     for l in &stack {
-        let k = order[l.at];
-        let pos = [0, y, 0];
-        if !bin.fits_turn_at(k, l.turn, pos, ctx) {
+        if !bin.put_turn_at(order[l.at], l.turn, [0, y, 0], ctx) {
             return None;
         }
-        let dim = ctx.kinds[k as usize].turns[l.turn as usize].dim;
-        bin.push(
-            Placed {
-                kind: k,
-                turn: l.turn,
-                c: Cuboid { pos, dim },
-            },
-            ctx,
-        );
         used[l.at] = true;
         got.push(l.at);
         y += l.h;

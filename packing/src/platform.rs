@@ -4,8 +4,8 @@
 //! extreme-point fill places the rest. Used by the eviction move for a receiving box.
 
 use crate::construct::fill;
-use crate::geometry::{Cuboid, V3};
-use crate::placement::{Bin, Ctx, Merit, Placed};
+use crate::geometry::V3;
+use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::BoxKind;
 
 /// Lying units weighed per platform height (largest first).
@@ -204,18 +204,9 @@ fn build_plan(
     let mut used = vec![false; order.len()];
     let mut got = Vec::new();
     let mut put = |bin: &mut Bin, p: &Part, pos: V3| {
-        let k = order[p.at];
-        if !bin.fits_turn_at(k, p.turn, pos, ctx) {
+        if !bin.put_turn_at(order[p.at], p.turn, pos, ctx) {
             return false;
         }
-        bin.push(
-            Placed {
-                kind: k,
-                turn: p.turn,
-                c: Cuboid { pos, dim: p.dim },
-            },
-            ctx,
-        );
         used[p.at] = true;
         got.push(p.at);
         true

@@ -372,7 +372,7 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
                 .collect(),
         })
         .collect();
-    let units: u64 = req.items.iter().map(|it| it.quantity.max(0) as u64).sum();
+    let units: u64 = kinds.iter().map(|k| k.quantity).sum();
     let time = req
         .options
         .time_limit_ms

@@ -283,14 +283,17 @@ impl Bin {
         self.exact(c, k, ctx, Merit::Contact, 2)
     }
 
-    /// Whether a unit of kind `k` in turn `turn` may stand with its lowest corner at `pos`:
-    /// the cheap tests of [`Bin::admits`], inside the box, and the exact test of [`Bin::best`].
-    pub fn fits_turn_at(&self, k: u32, turn: u8, pos: V3, ctx: &Ctx) -> bool {
+    /// Places a unit of kind `k` in turn `turn` with its lowest corner at `pos` if it may stand
+    /// there (the cheap tests of [`Bin::admits`], inside the box, and the exact test of
+    /// [`Bin::best`]); false, the box unchanged, if not.
+    pub fn put_turn_at(&mut self, k: u32, turn: u8, pos: V3, ctx: &Ctx) -> bool {
         let dim = ctx.kinds[k as usize].turns[turn as usize].dim;
-        self.admits(k, ctx)
-            && self
-                .exact(&Cuboid { pos, dim }, k, ctx, Merit::Lowest, 1)
-                .is_some()
+        let c = Cuboid { pos, dim };
+        if !self.admits(k, ctx) || self.exact(&c, k, ctx, Merit::Lowest, 1).is_none() {
+            return false;
+        }
+        self.push(Placed { kind: k, turn, c }, ctx);
+        true
     }
 
     /// The exact test of [`Bin::best`] for one cuboid inside the box, under `merit`, counting
