@@ -160,3 +160,86 @@ fn without(bin: &Bin, hit: &[usize], k: u32, c: Cuboid, turn: u8, ctx: &Ctx) -> 
     nb.push(Placed { kind: k, turn, c }, ctx);
     Some(nb)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Orientation;
+    use crate::problem::{Kind, Rules};
+
+    /// Rods along x in boxes 10 x 1 x 1. The victim's rod of 5 fits box 1 only in the place
+    /// of its rod of 3; that rod finds no free stretch of 3 anywhere, but box 2 has room for
+    /// it by volume (two free stretches of 1 and 2) and takes it in the place of its rod of 2,
+    /// which then fits box 2's stretch of 2: a chain two levels deep.
+    fn rods() -> (Vec<Kind>, Vec<Vec<(u32, i64)>>) {
+        let kinds = [5, 3, 5, 2, 5, 8]
+            .map(|len| Kind::plain([len, 1, 1], Orientation::Fixed, 1))
+            .to_vec();
+        // (kind, x) per box: the victim, then boxes with free stretches 3-5; 2-3 and 8-10; 8-10.
+        let boxes = vec![
+            vec![(0, 0)],
+            vec![(1, 0), (2, 5)],
+            vec![(3, 0), (4, 3)],
+            vec![(5, 0)],
+        ];
+        (kinds, boxes)
+    }
+
+    fn bins(boxes: &[Vec<(u32, i64)>], ctx: &Ctx) -> Vec<Bin> {
+        boxes
+            .iter()
+            .map(|units| {
+                let mut bin = Bin::new(0, [10, 1, 1], 1 << 40);
+                for &(k, x) in units {
+                    let dim = ctx.kinds[k as usize].turns[0].dim;
+                    let c = Cuboid {
+                        pos: [x, 0, 0],
+                        dim,
+                    };
+                    bin.push(
+                        Placed {
+                            kind: k,
+                            turn: 0,
+                            c,
+                        },
+                        ctx,
+                    );
+                }
+                bin
+            })
+            .collect()
+    }
+
+    fn kinds_in(bin: &Bin) -> Vec<u32> {
+        let mut ks: Vec<u32> = bin.placed.iter().map(|p| p.kind).collect();
+        ks.sort_unstable();
+        ks
+    }
+
+    #[test]
+    fn a_chain_of_two_levels_closes_where_one_level_is_undone() {
+        let (kinds, boxes) = rods();
+        let rules = Rules::default();
+        let ctx = Ctx::new(&kinds, &rules);
+        let mut bs = bins(&boxes, &ctx);
+        let before: Vec<Vec<u32>> = bs.iter().map(kinds_in).collect();
+
+        let mut one = Chain {
+            bins: &mut bs,
+            victim: 0,
+            log: Vec::new(),
+            tries: CHAIN_TRIES,
+            ctx: &ctx,
+        };
+        assert!(
+            !one.chain(0, &[1, 2, 3], 1),
+            "the rod of 3 has no free room"
+        );
+        one.undo(0);
+        assert_eq!(bs.iter().map(kinds_in).collect::<Vec<_>>(), before);
+
+        assert!(eject(&mut bs, 0, 0, &[1, 2, 3], &ctx));
+        let after: Vec<Vec<u32>> = bs.iter().map(kinds_in).collect();
+        assert_eq!(after, vec![vec![0], vec![0, 2], vec![1, 3, 4], vec![5]]);
+    }
+}
