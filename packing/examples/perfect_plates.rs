@@ -5,8 +5,9 @@
 //! does) and prints each result against `k`, every result validated: how far the engine's
 //! search stays from a perfect packing tells how much of its MPV gap to the bound is search.
 //! `cargo run -p packing --release --example perfect_plates -- [--bins 30] [--seeds 5]
-//! [--time-limit MS] [--min-support S]` (a time limit of 0, the default, packs at default
-//! options; `--min-support` lets units rest on a share S of their base).
+//! [--time-limit MS] [--min-support S] [--fills]` (a time limit of 0, the default, packs at default
+//! options; `--min-support` lets units rest on a share S of their base; `--fills` prints each
+//! package's fill and how many plates in it stand or lie flat).
 
 use packing::{mpv, pack_racing, race_winner, validate, Orientation, PackRequest, PackSolution};
 use packing::{mpv::Lrand48, Race};
@@ -101,11 +102,41 @@ fn pack_pair(req: &PackRequest) -> PackSolution {
     race_winner(req, vec![a, b]).expect("pack")
 }
 
+/// Per package, lowest fill first: its fill, and its plates (shortest side 50 or less, the
+/// others over 50) standing (shortest side horizontal) and lying flat.
+fn print_fills(sol: &PackSolution) {
+    let mut rows: Vec<(f64, usize, usize, usize)> = sol
+        .packages
+        .iter()
+        .map(|p| {
+            let (mut stand, mut flat) = (0, 0);
+            for it in &p.items {
+                let d = &it.dimensions;
+                let mut s = [d.width, d.height, d.length];
+                s.sort_by(f64::total_cmp);
+                if s[0] <= 50.0 && s[1] > 50.0 {
+                    if d.height == s[0] {
+                        flat += 1;
+                    } else {
+                        stand += 1;
+                    }
+                }
+            }
+            (p.volume_utilization, p.items.len(), stand, flat)
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (fill, n, stand, flat) in rows {
+        println!("  fill {fill:.3}: {n} units, {stand} plates standing, {flat} flat");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let bins = arg(&args, "--bins", 30) as usize;
     let seeds = arg(&args, "--seeds", 5) as u32;
     let time_limit = arg(&args, "--time-limit", 0);
+    let fills = args.iter().any(|a| a == "--fills");
     let min_support = args
         .iter()
         .position(|a| a == "--min-support")
@@ -122,6 +153,9 @@ fn main() {
         let sol = pack_pair(&req);
         if let Err(e) = validate(&req, &sol) {
             panic!("seed {seed}: invalid: {:?}", &e[..e.len().min(3)]);
+        }
+        if fills {
+            print_fills(&sol);
         }
         let n = sol.summary.total_packages;
         let lb = mpv::rotation_bound(&inst);

@@ -406,7 +406,12 @@ mod tests {
     /// and the four fill one bin exactly (area 1 plus thickness 0.33).
     #[test]
     fn standing_and_flat_plates_fill_one_bin_with_full_support() {
-        let inst = of(vec![[34, 100, 67], [33, 67, 100], [100, 33, 67], [100, 100, 33]]);
+        let inst = of(vec![
+            [34, 100, 67],
+            [33, 67, 100],
+            [100, 33, 67],
+            [100, 100, 33],
+        ]);
         let req = inst.request(crate::Orientation::Any);
         let sol = crate::pack(&req).unwrap();
         assert!(validate(&req, &sol).is_ok());
