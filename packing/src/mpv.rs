@@ -400,6 +400,25 @@ mod tests {
         assert!(tight > 0);
     }
 
+    /// Why a per-bin rule "standing plates' area in the middle plane plus flat plates'
+    /// thickness on the centre line is at most one bin" is no bound under full support: three
+    /// standing plates of height 67 side by side carry a flat plate of 33 on their level tops,
+    /// and the four fill one bin exactly (area 1 plus thickness 0.33).
+    #[test]
+    fn standing_and_flat_plates_fill_one_bin_with_full_support() {
+        let inst = of(vec![
+            [34, 100, 67],
+            [33, 67, 100],
+            [100, 33, 67],
+            [100, 100, 33],
+        ]);
+        let req = inst.request(crate::Orientation::Any);
+        let sol = crate::pack(&req).unwrap();
+        assert!(validate(&req, &sol).is_ok());
+        assert_eq!(sol.summary.total_packages, 1);
+        assert_eq!(rotation_bound(&inst), 1);
+    }
+
     #[test]
     fn stack_bound_raises_the_rotation_bound_on_mpv() {
         let inst = instance(1, 100, 2);
