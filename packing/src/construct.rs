@@ -2,6 +2,7 @@
 //! choosing each box kind by the goal after trying to fill every kind still in stock.
 
 use crate::corner;
+use crate::floor;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::point_first;
@@ -251,6 +252,21 @@ pub(crate) fn build(
                     corner::fill_around_first(b, bk.size, bk.cap, order, &taken, ctx, &merits, fill)
                 {
                     if alt.volume > bin.volume {
+                        (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, alt_got);
+                    }
+                }
+            }
+            // The same box from a level floor of units of one height, for plates to lie flat
+            // on (see `floor`); one box kind only, as the platform repack. Kept only when
+            // nearly full: a fuller but loose floor box takes the units that match best and
+            // leaves worse boxes after it (MPV classes 1-3, n = 200, first packing: 672
+            // boxes taking every gain, 663-664 from 0.95 up, 664 without).
+            if effort.tries > 1 && boxes.len() == 1 && bin.volume < bk.volume {
+                let merits = [Merit::ContactTall, Merit::Spaces];
+                if let Some((alt, alt_got)) =
+                    floor::fill_from_floor(b, bk, order, &taken, ctx, &merits, fill)
+                {
+                    if alt.volume > bin.volume && alt.fill_ratio() >= floor::FULL {
                         (*key, *bin, *got) = (box_key(goal, alt.volume, bk), alt, alt_got);
                     }
                 }

@@ -4,6 +4,7 @@
 
 use crate::construct::{build, perturbed, repack_one, sort_units, Effort, CONFIGS};
 use crate::eject::eject;
+use crate::floor;
 use crate::levels;
 use crate::model::Goal;
 use crate::placement::{Bin, Ctx};
@@ -260,10 +261,11 @@ impl Search<'_> {
             // boxes around a level stack: a thin plate fits many boxes only lying across a
             // stack's top, which the plain fill rarely leaves level; then around a platform of
             // units standing side by side, of one height, for the plate to lie on (only with
-            // one box kind: on carts and pallets, with several, it cost packages).
+            // one box kind: on carts and pallets, with several, it cost packages); then on a
+            // level floor of units of one height.
             let on_platform = self.boxes.len() == 1 && platform::plate(k, &self.boxes[0], self.ctx);
             let repacks: &[Repack] = if on_platform {
-                &[repack_one, levels::repack, platform::repack]
+                &[repack_one, levels::repack, platform::repack, floor::repack]
             } else {
                 &[repack_one, levels::repack]
             };

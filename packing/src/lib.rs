@@ -14,6 +14,7 @@ mod cover;
 mod eject;
 mod engine;
 mod error;
+mod floor;
 mod geometry;
 mod hazmat;
 mod improve;
