@@ -127,21 +127,6 @@ pub(crate) fn fill_from_floor(
     best
 }
 
-/// Packs exactly `units` into one box of kind `bk` from a level floor; `None` when every try
-/// leaves a unit out.
-pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
-    if !crate::construct::may_hold(units, bk, ctx) {
-        return None;
-    }
-    let mut order = units.to_vec();
-    crate::construct::sort_units(&mut order, ctx.kinds, crate::construct::Order::Volume);
-    let none = vec![false; order.len()];
-    let merits = [Merit::ContactTall, Merit::Spaces];
-    fill_from_floor(b, bk, &order, &none, ctx, &merits, crate::construct::fill)
-        .filter(|(_, got)| got.len() == order.len())
-        .map(|(bin, _)| bin)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +145,14 @@ mod tests {
         let rules = Rules::full_support();
         let ctx = Ctx::new(&kinds, &rules);
         let bk = BoxKind::test_box([100; 3]);
-        let bin = repack(&[0, 1, 2], 0, &bk, &ctx).expect("the floor carries the plate");
+        let merits = [Merit::ContactTall, Merit::Spaces];
+        let none = [false; 3];
+        let mut order = vec![0, 1, 2];
+        crate::construct::sort_units(&mut order, &kinds, crate::construct::Order::Volume);
+        let (bin, got) =
+            fill_from_floor(0, &bk, &order, &none, &ctx, &merits, crate::construct::fill)
+                .expect("a floor height");
+        assert_eq!(got.len(), 3, "the floor carries the plate");
         assert_eq!(bin.volume, bk.volume);
         let flat = bin.placed.iter().find(|p| p.kind == 0).unwrap();
         assert_eq!((flat.c.pos[1], flat.c.dim[1]), (70, 30));

@@ -2,12 +2,14 @@
 //! weak box with a few others, or move units out of a weak box, keeping changes that improve
 //! the goal or concentrate the load (so the weakest box keeps emptying); then box downsizing.
 
-use crate::construct::{build, perturbed, repack_one, sort_units, Effort, CONFIGS};
+use crate::construct::{
+    build, fill, may_hold, perturbed, repack_one, sort_units, Effort, Order, CONFIGS,
+};
 use crate::eject::eject;
 use crate::floor;
 use crate::levels;
 use crate::model::Goal;
-use crate::placement::{Bin, Ctx};
+use crate::placement::{Bin, Ctx, Merit};
 use crate::platform;
 use crate::problem::BoxKind;
 use crate::rng::SplitMix64;
@@ -265,7 +267,7 @@ impl Search<'_> {
             // level floor of units of one height.
             let on_platform = self.boxes.len() == 1 && platform::plate(k, &self.boxes[0], self.ctx);
             let repacks: &[Repack] = if on_platform {
-                &[repack_one, levels::repack, platform::repack, floor::repack]
+                &[repack_one, levels::repack, platform::repack, floor_repack]
             } else {
                 &[repack_one, levels::repack]
             };
@@ -377,4 +379,19 @@ impl Search<'_> {
             }
         }
     }
+}
+
+/// Packs exactly `units` into one box of kind `bk` from a level floor (`floor.rs`); `None` when
+/// every try leaves a unit out.
+fn floor_repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
+    if !may_hold(units, bk, ctx) {
+        return None;
+    }
+    let mut order = units.to_vec();
+    sort_units(&mut order, ctx.kinds, Order::Volume);
+    let none = vec![false; order.len()];
+    let merits = [Merit::ContactTall, Merit::Spaces];
+    floor::fill_from_floor(b, bk, &order, &none, ctx, &merits, fill)
+        .filter(|(_, got)| got.len() == order.len())
+        .map(|(bin, _)| bin)
 }
