@@ -4,6 +4,7 @@
 //! support leaves standing plates of mixed heights with nothing above them; this fill is
 //! what lays plates flat on a level top.
 
+use crate::corner::Fill;
 use crate::geometry::Cuboid;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::BoxKind;
@@ -13,10 +14,6 @@ pub(crate) const FULL: f64 = 0.97;
 
 /// Floor heights tried per box (those whose units cover the most floor volume).
 const HEIGHTS: usize = 3;
-
-/// Fill of a box by a merit, as the constructive phase's (passed in, as that phase calls this
-/// one).
-pub(crate) type Fill = fn(&mut Bin, &[u32], &[bool], &Ctx, Merit) -> Vec<usize>;
 
 /// The candidate floor heights among the units of `order` not yet `taken`: sides under the
 /// box's height whose units, standing that tall, could cover at least nine tenths of the
@@ -96,7 +93,8 @@ fn lay_floor(bin: &mut Bin, h: i64, order: &[u32], used: &mut [bool], ctx: &Ctx)
 
 /// The fullest fill of a new box of kind `bk` (index `b`) from a level floor at one of the
 /// candidate heights, the rest by each of `merits`; the box and the indices of `order` placed.
-/// `None` when no height could cover the floor.
+/// `None` when no height could cover the floor. `fill` is the constructive phase's fill of a box
+/// by a merit (passed in, as that phase calls this one).
 pub(crate) fn fill_from_floor(
     b: usize,
     bk: &BoxKind,
