@@ -340,6 +340,22 @@ pub(crate) fn may_hold(units: &[u32], bk: &BoxKind, ctx: &Ctx) -> bool {
     total <= bk.volume && weight <= bk.cap
 }
 
+/// `units` sorted by `order` if they could fit one box of kind `bk` by volume and weight
+/// ([`may_hold`]); `None` if not. The start of every exact repack of one box.
+pub(crate) fn held_in_order(
+    units: &[u32],
+    bk: &BoxKind,
+    ctx: &Ctx,
+    order: Order,
+) -> Option<Vec<u32>> {
+    if !may_hold(units, bk, ctx) {
+        return None;
+    }
+    let mut sorted = units.to_vec();
+    sort_units(&mut sorted, ctx.kinds, order);
+    Some(sorted)
+}
+
 /// Packs exactly `units` into one box of kind `bk` with one configuration; `None` when some
 /// unit is left over.
 pub(crate) fn repack_with(
@@ -349,11 +365,7 @@ pub(crate) fn repack_with(
     ctx: &Ctx,
     (order, merit): (Order, Merit),
 ) -> Option<Bin> {
-    if !may_hold(units, bk, ctx) {
-        return None;
-    }
-    let mut sorted = units.to_vec();
-    sort_units(&mut sorted, ctx.kinds, order);
+    let sorted = held_in_order(units, bk, ctx, order)?;
     let mut bin = Bin::new(b, bk.size, bk.cap);
     let taken = vec![false; sorted.len()];
     (fill(&mut bin, &sorted, &taken, ctx, merit).len() == sorted.len()).then_some(bin)

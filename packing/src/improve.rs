@@ -3,7 +3,7 @@
 //! the goal or concentrate the load (so the weakest box keeps emptying); then box downsizing.
 
 use crate::construct::{
-    build, fill, may_hold, perturbed, repack_one, sort_units, Effort, Order, CONFIGS,
+    build, fill, held_in_order, perturbed, repack_one, sort_units, Effort, Order, CONFIGS,
 };
 use crate::eject::eject;
 use crate::floor;
@@ -384,11 +384,7 @@ impl Search<'_> {
 /// Packs exactly `units` into one box of kind `bk` from a level floor (`floor.rs`); `None` when
 /// every try leaves a unit out.
 fn floor_repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
-    if !may_hold(units, bk, ctx) {
-        return None;
-    }
-    let mut order = units.to_vec();
-    sort_units(&mut order, ctx.kinds, Order::Volume);
+    let order = held_in_order(units, bk, ctx, Order::Volume)?;
     let none = vec![false; order.len()];
     let merits = [Merit::ContactTall, Merit::Spaces];
     floor::fill_from_floor(b, bk, &order, &none, ctx, &merits, fill)

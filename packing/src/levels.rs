@@ -3,7 +3,7 @@
 //! one below, so every one rests fully and the stack's top stays level for a thin plate; the
 //! extreme-point fill places the rest beside and above them.
 
-use crate::construct::{fill, may_hold, sort_units, Order};
+use crate::construct::{fill, held_in_order, Order};
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::BoxKind;
 
@@ -113,11 +113,7 @@ fn chain(layers: &[Layer], height: i64, ctx: &Ctx) -> Vec<Layer> {
 /// Packs exactly `units` into one box of kind `bk` around the level stack of most volume among
 /// them; `None` when some unit is left over or no stack of two layers exists.
 pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
-    if !may_hold(units, bk, ctx) {
-        return None;
-    }
-    let mut sorted = units.to_vec();
-    sort_units(&mut sorted, ctx.kinds, Order::Volume);
+    let sorted = held_in_order(units, bk, ctx, Order::Volume)?;
     for merit in [Merit::ContactTall, Merit::Lowest, Merit::Spaces] {
         let Some((bin, got)) = around(b, bk, &sorted, ctx, merit) else {
             break;

@@ -3,7 +3,7 @@
 //! plate lies on it (more nested on that one) with its whole base resting, and the
 //! extreme-point fill places the rest. Used by the eviction move for a receiving box.
 
-use crate::construct::fill;
+use crate::construct::{fill, held_in_order, Order};
 use crate::geometry::V3;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::BoxKind;
@@ -232,11 +232,7 @@ fn build_plan(
 /// Packs exactly `units` into one box of kind `bk` around a platform of some height among
 /// them, the best plans first; `None` when every try leaves a unit out.
 pub(crate) fn repack(units: &[u32], b: usize, bk: &BoxKind, ctx: &Ctx) -> Option<Bin> {
-    if !crate::construct::may_hold(units, bk, ctx) {
-        return None;
-    }
-    let mut order = units.to_vec();
-    crate::construct::sort_units(&mut order, ctx.kinds, crate::construct::Order::Volume);
+    let order = held_in_order(units, bk, ctx, Order::Volume)?;
     let mut hs: Vec<i64> = order
         .iter()
         .flat_map(|&k| ctx.kinds[k as usize].turns[0].dim)
