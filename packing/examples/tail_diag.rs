@@ -1,0 +1,92 @@
+//! Per-instance diagnosis of MPV gaps: the bound's parts, and the pair's packing box by box
+//! (fill, units, units over half the bin on every side, the first dozen units' sides).
+//! `cargo run -p packing --release --example tail_diag -- [--time-limit MS | --bounds-only]
+//! 5:100:1 7:50:3 ...` (class:n:index; the pair of variants 0 and 1, as the server races them).
+
+use packing::{
+    mpv, pack_racing, race_winner, validate, Orientation, PackRequest, PackSolution, Race,
+};
+
+fn pack_pair(req: &PackRequest) -> PackSolution {
+    let race = Race::new();
+    let (a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| pack_racing(req, 1, &race).expect("pack"));
+        let mine = pack_racing(req, 0, &race).expect("pack");
+        (mine, other.join().expect("variant 1"))
+    });
+    race_winner(req, vec![a, b]).expect("pack")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut limit = 0u64;
+    let mut it = args.iter();
+    let mut ids = Vec::new();
+    while let Some(a) = it.next() {
+        if a == "--time-limit" {
+            limit = it.next().expect("ms").parse().expect("ms");
+        } else if a == "--bounds-only" {
+            limit = u64::MAX;
+        } else {
+            let p: Vec<u64> = a.split(':').map(|x| x.parse().expect("c:n:v")).collect();
+            ids.push((p[0] as u8, p[1] as usize, p[2] as u32));
+        }
+    }
+    for (c, n, v) in ids {
+        let inst = mpv::instance(c, n, v);
+        let b = inst.bin;
+        let vol: i64 = inst.items.iter().map(|d| d[0] * d[1] * d[2]).sum();
+        let big = inst
+            .items
+            .iter()
+            .filter(|d| 2 * d.iter().min().unwrap() > b)
+            .count();
+        println!(
+            "class {c} n {n} v {v}: volume {:.3} bins, L0 {}, dff {} (ccm {}), stack {}, fixed-orientation L2 {}, bound {}, big {big}, fill needed {:.3}",
+            vol as f64 / (b * b * b) as f64,
+            mpv::volume_bound(&inst),
+            mpv::dff_bound(&inst),
+            mpv::ccm_bound(&inst),
+            mpv::stack_bound(&inst),
+            mpv::l2_bound(&inst),
+            mpv::rotation_bound(&inst),
+            vol as f64 / (b * b * b) as f64 / mpv::rotation_bound(&inst) as f64
+        );
+        if limit == u64::MAX {
+            continue;
+        }
+        let mut req = inst.request(Orientation::Any);
+        req.options.time_limit_ms = (limit > 0).then_some(limit);
+        let sol = pack_pair(&req);
+        assert!(validate(&req, &sol).is_ok());
+        let mut rows: Vec<(f64, usize, usize, String)> = sol
+            .packages
+            .iter()
+            .map(|p| {
+                let bigs = p
+                    .items
+                    .iter()
+                    .filter(|u| {
+                        let d = &u.dimensions;
+                        2.0 * d.width.min(d.height).min(d.length) > b as f64
+                    })
+                    .count();
+                let mut dims: Vec<String> = p
+                    .items
+                    .iter()
+                    .map(|u| {
+                        let d = &u.dimensions;
+                        format!("{}x{}x{}", d.width, d.height, d.length)
+                    })
+                    .collect();
+                dims.truncate(12);
+                (p.volume_utilization, p.items.len(), bigs, dims.join(" "))
+            })
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        println!("  {} packages:", sol.packages.len());
+        for r in &rows {
+            println!("   fill {:.3} units {:3} big {}  {}", r.0, r.1, r.2, r.3);
+        }
+    }
+}
