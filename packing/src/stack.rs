@@ -38,7 +38,7 @@ fn spread(mut v: Vec<i64>) -> Vec<i64> {
 }
 
 /// Martello and Toth's L2 (with the count bound of pieces over half) for pieces of lengths
-/// `h` (value, count) in bins of length `cap`, as in `mpv::bound_one_axis`.
+/// `h` (value, count) in bins of length `cap`, as in `bound_one_axis` of `mpv/bounds.rs`.
 fn one_dim(h: &[(i64, i64)], cap: i64) -> i64 {
     let n: i64 = h.iter().map(|x| x.1).sum();
     if n == 0 {
