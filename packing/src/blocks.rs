@@ -4,10 +4,10 @@
 //! and tighter (Fanslau and Bortfeldt's blocks of identical boxes, kept to columns and rows of
 //! one turn, so every unit rests fully on the one below or on the floor).
 
+use crate::model::Orientation;
 use crate::orientation::{turns, Turn};
 use crate::placement::{Bin, Ctx, Placed};
 use crate::problem::{BoxKind, Kind, Rules};
-use crate::Orientation;
 
 /// Orders of fewer units are packed unit by unit.
 pub(crate) const MIN_UNITS: usize = 300;

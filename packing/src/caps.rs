@@ -5,9 +5,9 @@
 //! to a block resting fully on the one below).
 
 use crate::blocks::{Blocks, Cap};
+use crate::model::Orientation;
 use crate::orientation::turns;
 use crate::problem::{BoxKind, Kind};
-use crate::Orientation;
 
 /// A cap is made only when it fills at least this share of the room above the column.
 const MIN_FILL: f64 = 0.5;

@@ -8,19 +8,21 @@ use crate::bound;
 use crate::construct::{
     build, no_load_last, repack_with, sort_units, Effort, Order, CONFIGS, MERITS,
 };
+use crate::error::Result;
 use crate::hazmat;
 use crate::improve::{better, score, Packing, Search};
 use crate::large;
 use crate::merge;
 use crate::model::Goal;
+use crate::model::PackRequest;
 use crate::placement::{Bin, Ctx, Merit};
 use crate::problem::{self, Depot, Problem};
 use crate::race::Race;
 use crate::select;
 use crate::shift;
+use crate::solution::PackSolution;
 use crate::solution::UnfitReason;
 use crate::stack;
-use crate::{PackRequest, PackSolution, Result};
 
 /// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that
 /// exceed half of the largest box along every axis in every turn (no two share a box), and,

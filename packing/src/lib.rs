@@ -89,19 +89,3 @@ pub use validate::{validate, Violation, CONTACT_TOLERANCE};
 pub fn pack(req: &PackRequest) -> Result<PackSolution> {
     portfolio::pack_variant(req, 0)
 }
-
-/// Runs the engine with search seed `variant` and validates the result (see [`pack`]).
-fn solve_checked(req: &PackRequest, variant: u64) -> Result<PackSolution> {
-    checked(req, engine::solve(req, variant)?)
-}
-
-/// `sol` if it passes [`validate`] for `req`, else an internal error naming what failed.
-fn checked(req: &PackRequest, sol: PackSolution) -> Result<PackSolution> {
-    match validate(req, &sol) {
-        Ok(()) => Ok(sol),
-        Err(v) => {
-            let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();
-            Err(Error::Internal(first.join("; ")))
-        }
-    }
-}

@@ -6,10 +6,12 @@
 //! gets the same answer as [`pack_portfolio`] on one thread.
 
 use crate::engine::{self, Solved};
+use crate::error::{Error, Result};
 use crate::model::{Goal, PackRequest};
+use crate::problem;
 use crate::race::Race;
 use crate::solution::PackSolution;
-use crate::{checked, problem, solve_checked, Error, Result};
+use crate::validate::validate;
 
 /// Packs `req` as variant `variant` of the portfolio: variant 0 is [`crate::pack`], the others
 /// search from other seeds with the same budget. Validated like [`crate::pack`].
@@ -115,4 +117,20 @@ pub fn pack_portfolio(req: &PackRequest, k: u32) -> Result<PackSolution> {
         .map(|v| pack_racing(req, v, &race))
         .collect::<Result<Vec<_>>>()?;
     race_winner(req, entries)
+}
+
+/// Runs the engine with search seed `variant` and validates the result (see [`crate::pack`]).
+fn solve_checked(req: &PackRequest, variant: u64) -> Result<PackSolution> {
+    checked(req, engine::solve(req, variant)?)
+}
+
+/// `sol` if it passes [`validate`] for `req`, else an internal error naming what failed.
+fn checked(req: &PackRequest, sol: PackSolution) -> Result<PackSolution> {
+    match validate(req, &sol) {
+        Ok(()) => Ok(sol),
+        Err(v) => {
+            let first: Vec<String> = v.iter().take(3).map(|v| v.to_string()).collect();
+            Err(Error::Internal(first.join("; ")))
+        }
+    }
 }
