@@ -297,33 +297,42 @@ mod tests {
         assert_eq!(stack_bound(&of(mixed[..2].to_vec())), 1);
     }
 
-    /// The bound never exceeds a validated packing of random sets of plates, big items and
-    /// small items (a falsification test of the argument in [`stack_bound`]), and the packer
-    /// reaches it on some of them, so the sets are not trivially loose.
-    #[test]
-    fn stack_bound_is_below_validated_packings() {
-        let mut r = Lrand48::new(7);
+    /// Packs 120 random sets of 3 to `most` items drawn by `draw` (rotation, 5 ms each) and
+    /// checks that `bound` never exceeds a validated packing, and reaches it, above the volume
+    /// bound, on some: a falsification test of a bound's argument on sets that are not
+    /// trivially loose.
+    fn stays_under_packings(
+        seed: u32,
+        most: i64,
+        draw: impl Fn(&mut Lrand48) -> [i64; 3],
+        bound: fn(&Instance) -> u64,
+    ) {
+        let mut r = Lrand48::new(seed);
         let mut tight = 0;
         for _ in 0..120 {
-            let n = r.rint(3, 12) as usize;
-            let items: Vec<[i64; 3]> = (0..n)
-                .map(|_| match r.rint(1, 4) {
-                    1 | 2 => [r.rint(10, 50), r.rint(55, 100), r.rint(55, 100)],
-                    3 => [r.rint(45, 80), r.rint(45, 80), r.rint(45, 80)],
-                    _ => [r.rint(1, 40), r.rint(1, 40), r.rint(1, 40)],
-                })
-                .collect();
-            let inst = of(items);
-            let mut req = inst.request(crate::Orientation::Any);
+            let n = r.rint(3, most) as usize;
+            let inst = of((0..n).map(|_| draw(&mut r)).collect());
+            let mut req = inst.request(crate::model::Orientation::Any);
             req.options.time_limit_ms = Some(5);
             let sol = crate::pack(&req).unwrap();
             assert!(validate(&req, &sol).is_ok());
             let got = sol.summary.total_packages as u64;
-            let lb = stack_bound(&inst);
+            let lb = bound(&inst);
             assert!(lb <= got, "{:?}: bound {lb}, packed {got}", inst.items);
             tight += usize::from(lb == got && lb > volume_bound(&inst));
         }
         assert!(tight > 0);
+    }
+
+    /// [`stack_bound`] on random sets of plates, big items and small items.
+    #[test]
+    fn stack_bound_is_below_validated_packings() {
+        let draw = |r: &mut Lrand48| match r.rint(1, 4) {
+            1 | 2 => [r.rint(10, 50), r.rint(55, 100), r.rint(55, 100)],
+            3 => [r.rint(45, 80), r.rint(45, 80), r.rint(45, 80)],
+            _ => [r.rint(1, 40), r.rint(1, 40), r.rint(1, 40)],
+        };
+        stays_under_packings(7, 12, draw, stack_bound);
     }
 
     /// Why a per-bin rule "standing plates' area in the middle plane plus flat plates'
@@ -338,7 +347,7 @@ mod tests {
             [100, 33, 67],
             [100, 100, 33],
         ]);
-        let req = inst.request(crate::Orientation::Any);
+        let req = inst.request(crate::model::Orientation::Any);
         let sol = crate::pack(&req).unwrap();
         assert!(validate(&req, &sol).is_ok());
         assert_eq!(sol.summary.total_packages, 1);
@@ -374,28 +383,12 @@ mod tests {
         assert_eq!(fs_bound(&inst), 10);
         assert_eq!(ccm_bound(&inst), 11);
         assert_eq!(rotation_bound(&inst), 11);
-        let mut r = Lrand48::new(11);
-        let mut tight = 0;
-        for _ in 0..120 {
-            let n = r.rint(3, 14) as usize;
-            let items: Vec<[i64; 3]> = (0..n)
-                .map(|_| match r.rint(1, 3) {
-                    1 => [r.rint(34, 70), r.rint(34, 70), r.rint(34, 70)],
-                    2 => [r.rint(1, 100), r.rint(1, 100), r.rint(1, 100)],
-                    _ => [r.rint(20, 50), r.rint(50, 100), r.rint(50, 100)],
-                })
-                .collect();
-            let inst = of(items);
-            let mut req = inst.request(crate::Orientation::Any);
-            req.options.time_limit_ms = Some(5);
-            let sol = crate::pack(&req).unwrap();
-            assert!(validate(&req, &sol).is_ok());
-            let got = sol.summary.total_packages as u64;
-            let lb = ccm_bound(&inst);
-            assert!(lb <= got, "{:?}: bound {lb}, packed {got}", inst.items);
-            tight += usize::from(lb == got && lb > volume_bound(&inst));
-        }
-        assert!(tight > 0);
+        let draw = |r: &mut Lrand48| match r.rint(1, 3) {
+            1 => [r.rint(34, 70), r.rint(34, 70), r.rint(34, 70)],
+            2 => [r.rint(1, 100), r.rint(1, 100), r.rint(1, 100)],
+            _ => [r.rint(20, 50), r.rint(50, 100), r.rint(50, 100)],
+        };
+        stays_under_packings(11, 14, draw, ccm_bound);
     }
 
     #[test]
