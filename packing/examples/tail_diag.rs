@@ -1,10 +1,11 @@
 //! Per-instance diagnosis of MPV gaps: the bound's parts, and the pair's packing box by box
 //! (fill, units, units over half the bin on every side, the first dozen units' sides).
 //! `cargo run -p packing --release --example tail_diag -- [--time-limit MS | --bounds-only]
-//! [--absorb K] 5:100:1 7:50:3 ...` (class:n:index; the pair of variants 0 and 1, as the server
-//! races them). `--absorb K` asks whether the weakest package's units could join one other
-//! package, or two or three of the K next weakest, by packing those units afresh (20 ms each): a local
-//! move that no such subproblem admits cannot remove the weakest package.
+//! [--absorb K [--absorb-ms MS]] 5:100:1 7:50:3 ...` (class:n:index; the pair of variants 0
+//! and 1, as the server races them). `--absorb K` asks whether the weakest package's units
+//! could join one other package, or two or three of the K next weakest, packed afresh (MS per
+//! set, default 20): a local move that no such subproblem admits cannot remove the weakest
+//! package.
 
 use packing::{
     mpv, pack_racing, pack_variant, race_winner, validate, Orientation, PackRequest, PackSolution,
@@ -25,11 +26,14 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut limit = 0u64;
     let mut absorb = 0usize;
+    let mut absorb_ms = 20u64;
     let mut it = args.iter();
     let mut ids = Vec::new();
     while let Some(a) = it.next() {
         if a == "--time-limit" {
             limit = it.next().expect("ms").parse().expect("ms");
+        } else if a == "--absorb-ms" {
+            absorb_ms = it.next().expect("ms").parse().expect("ms");
         } else if a == "--absorb" {
             absorb = it.next().expect("K").parse().expect("K");
         } else if a == "--bounds-only" {
@@ -96,7 +100,7 @@ fn main() {
             println!("   fill {:.3} units {:3} big {}  {}", r.0, r.1, r.2, r.3);
         }
         if absorb > 0 {
-            absorb_weakest(&inst, &sol, absorb);
+            absorb_weakest(&inst, &sol, absorb, absorb_ms);
         }
     }
 }
@@ -104,7 +108,7 @@ fn main() {
 /// Whether the units of the weakest package of `sol` fit, packed afresh, into one package
 /// with the units of one other package, or into two (three) with those of two (three) of the
 /// `k` next weakest; prints how many such sets (within the boxes' volume) do.
-fn absorb_weakest(inst: &mpv::Instance, sol: &PackSolution, k: usize) {
+fn absorb_weakest(inst: &mpv::Instance, sol: &PackSolution, k: usize, ms: u64) {
     let cap = inst.bin.pow(3);
     let mut boxes: Vec<(f64, Vec<usize>)> = sol
         .packages
@@ -135,7 +139,7 @@ fn absorb_weakest(inst: &mpv::Instance, sol: &PackSolution, k: usize) {
             return None;
         }
         let mut req = sub.request(Orientation::Any);
-        req.options.time_limit_ms = Some(20);
+        req.options.time_limit_ms = Some(ms);
         let got = pack_variant(&req, 0).expect("pack");
         assert!(validate(&req, &got).is_ok());
         Some(got.summary.total_packages == packages)
