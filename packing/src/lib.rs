@@ -11,6 +11,7 @@ pub mod carts;
 mod construct;
 mod corner;
 mod cover;
+mod depot;
 mod eject;
 mod engine;
 mod error;
