@@ -9,8 +9,11 @@
 //! options; `--min-support` lets units rest on a share S of their base; `--fills` prints each
 //! package's fill and how many plates in it stand or lie flat).
 
-use packing::{mpv, pack_racing, race_winner, validate, Orientation, PackRequest, PackSolution};
-use packing::{mpv::Lrand48, Race};
+mod support;
+
+use packing::mpv::Lrand48;
+use packing::{mpv, validate, Orientation, PackSolution};
+use support::pack_pair;
 
 fn arg(args: &[String], flag: &str, default: u64) -> u64 {
     args.iter()
@@ -90,16 +93,6 @@ fn instance(bins: usize, seed: u32) -> mpv::Instance {
         bin: 100,
         items,
     }
-}
-
-fn pack_pair(req: &PackRequest) -> PackSolution {
-    let race = Race::new();
-    let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| pack_racing(req, 1, &race).expect("pack"));
-        let mine = pack_racing(req, 0, &race).expect("pack");
-        (mine, other.join().expect("variant 1"))
-    });
-    race_winner(req, vec![a, b]).expect("pack")
 }
 
 /// Per package, lowest fill first: its fill, and its plates (shortest side 50 or less, the

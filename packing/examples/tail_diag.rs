@@ -7,20 +7,10 @@
 //! set, default 20): a local move that no such subproblem admits cannot remove the weakest
 //! package.
 
-use packing::{
-    mpv, pack_racing, pack_variant, race_winner, validate, Orientation, PackRequest, PackSolution,
-    Race,
-};
+mod support;
 
-fn pack_pair(req: &PackRequest) -> PackSolution {
-    let race = Race::new();
-    let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| pack_racing(req, 1, &race).expect("pack"));
-        let mine = pack_racing(req, 0, &race).expect("pack");
-        (mine, other.join().expect("variant 1"))
-    });
-    race_winner(req, vec![a, b]).expect("pack")
-}
+use packing::{mpv, pack_variant, validate, Orientation, PackSolution};
+use support::pack_pair;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
