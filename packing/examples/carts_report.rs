@@ -2,7 +2,8 @@
 //! default options (best of `--variants K` portfolio variants, default 1) and by the plain FFD,
 //! every result validated; prints packages, the saving and the time per cart (wall and CPU).
 //! `cargo run -p packing --release --example carts_report [-- --variants 2] [--verbose]
-//! [--only 3,17,441]`.
+//! [--only 3,17,441] [--time-limit MS] [--slowest N]` (`--time-limit` names the carts'
+//! `time_limit_ms`; `--slowest` lists the N slowest carts with their units and warehouses).
 
 use packing::{baseline, carts, pack_portfolio, split_bound, validate};
 use std::time::Instant;
@@ -38,13 +39,25 @@ fn main() {
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
         .map(|v| v.split(',').map(|s| s.parse().expect("a seed")).collect());
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(|v| v.parse::<u64>().expect("a number"))
+    };
+    let (time_limit, slowest) = (flag("--time-limit"), flag("--slowest").unwrap_or(0));
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+    // (wall ms, seed, units, warehouses) per cart, for `--slowest`.
+    let mut slow: Vec<(f64, u64, i64, usize)> = Vec::new();
     let seeds = only.unwrap_or_else(|| (0..500).collect());
     for &seed in &seeds {
-        let req = carts::cart(seed);
+        let mut req = carts::cart(seed);
+        req.options.time_limit_ms = time_limit;
         let (t, c0) = (Instant::now(), cpu_ms());
         let sol = pack_portfolio(&req, variants).expect("pack");
         wall.push(t.elapsed().as_secs_f64() * 1e3);
+        let count = req.items.iter().map(|i| i.quantity).sum();
+        slow.push((wall[wall.len() - 1], seed, count, req.warehouses.len()));
         if let Some(c) = c0.zip(cpu_ms()).map(|(a, b)| b - a) {
             cpu.push(c);
         }
@@ -65,6 +78,10 @@ fn main() {
         ours += sol.summary.total_packages;
         units += sol.summary.total_items_packed;
         plain += ffd.summary.total_packages;
+    }
+    slow.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ms, seed, units, warehouses) in slow.iter().take(slowest as usize) {
+        println!("slow: seed {seed}, {ms:.1} ms, {units} units, {warehouses} warehouses");
     }
     wall.sort_by(f64::total_cmp);
     cpu.sort_by(f64::total_cmp);

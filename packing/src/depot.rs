@@ -92,7 +92,9 @@ pub(crate) fn pack_depot(
         let optimal = best
             .as_ref()
             .is_some_and(|b| count_goal && b.leftover.is_empty() && b.bins.len() <= bound);
-        if i > 0 && (optimal || ctx.work.get() - start > budget / 32) || ctx.beaten() {
+        if i > 0 && (optimal || ctx.work.get() - start > budget / 32 || ctx.exhausted())
+            || ctx.beaten()
+        {
             break;
         }
         let mut sorted = units.to_vec();
@@ -135,7 +137,7 @@ pub(crate) fn pack_depot(
         ctx,
         boxes: &depot.boxes,
         goal: p.goal,
-        stop_at: start + budget,
+        stop_at: (start + budget).min(ctx.limit),
         patience: p.patience,
         restarts: (p.restarts / 2).min(SEARCH_RESTARTS),
         idle_work: (p.patience as u64 / 12).max(2) * (ctx.work.get() - start).max(1),

@@ -115,7 +115,7 @@ fn shifted(
     let mut split = split.to_vec();
     let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
     let start = ctx.work.get();
-    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten();
+    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten() || ctx.exhausted();
     let pack_hard: Option<shift::Packer> = hard.then_some(&pack_hard);
     shift::refine(p, &mut split, &mut parts, &pack, pack_hard, &spent);
     let mut unfitted = Vec::new();
@@ -132,7 +132,7 @@ fn shifted(
 /// Packs two boxes of a warehouse into one ([`merge`]) where the warehouse is above its own
 /// bound, while one more budget lasts.
 fn merged(p: &Problem, ctx: &Ctx, bins: &mut [Vec<Bin>]) {
-    let stop_at = ctx.work.get() + p.budget;
+    let stop_at = (ctx.work.get() + p.budget).min(ctx.limit);
     for (w, wb) in bins.iter_mut().enumerate() {
         let depot = &p.depots[w];
         let units: Vec<u32> = wb
@@ -174,16 +174,31 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
     let p = problem::build(req)?;
     let mut ctx = Ctx::new(&p.kinds, &p.rules);
     ctx.race = race;
-    let assignment = select::assign(&p);
-    let (mut best, alone) = pack_split(&p, &ctx, &assignment.units, variant);
+    ctx.limit = p.total;
+    let Some((plan, optimal)) = best_plan(&p, &ctx, variant) else {
+        return Ok(Solved::Beaten);
+    };
+    let settled = optimal.then(|| ctx.work.get());
+    if let (Some(r), Some(w)) = (race, settled) {
+        r.settle(w);
+    }
+    Ok(Solved::Packed(assemble(req, &p, &plan), settled))
+}
+
+/// The best plan of `p` the passes find within `ctx`'s limit (see the module comment), and
+/// whether it is provably optimal; `None` when another variant of the race has won.
+fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
+    let assignment = select::assign(p);
+    let (mut best, alone) = pack_split(p, ctx, &assignment.units, variant);
     let mut best_split = &assignment.units;
     let boxes = |plan: &Plan2| plan.0.iter().map(Vec::len).sum::<usize>();
     for other in &assignment.others {
-        if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.beaten() {
+        if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.beaten() || ctx.exhausted()
+        {
             break;
         }
-        let (cand, _) = pack_split(&p, &ctx, other, variant);
-        if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+        let (cand, _) = pack_split(p, ctx, other, variant);
+        if plan_rank(&cand, p) < plan_rank(&best, p) {
             best = cand;
             best_split = other;
         }
@@ -192,7 +207,7 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
     // bound is loose where a single warehouse's packing is hard, as on MPV, and a harder
     // search there costs more than it gains): search harder, on the splits packed so far and
     // then on the farther ones, while two more budgets last.
-    let above = |plan: &Plan2| !plan.1.is_empty() || plan_rank(plan, &p).1 > assignment.floor;
+    let above = |plan: &Plan2| !plan.1.is_empty() || plan_rank(plan, p).1 > assignment.floor;
     if assignment.floor > 0 && p.depots.len() > 1 && above(&best) {
         let splits: Vec<&Vec<Vec<u32>>> = std::iter::once(&assignment.units)
             .chain(&assignment.others)
@@ -205,12 +220,16 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
         };
         let start = ctx.work.get();
         for &split in &splits {
-            if !above(&best) || ctx.work.get() - start > 2 * p.budget || ctx.beaten() {
+            if !above(&best)
+                || ctx.work.get() - start > 2 * p.budget
+                || ctx.beaten()
+                || ctx.exhausted()
+            {
                 break;
             }
             for seed in 0..HARD_SEEDS {
-                let (cand, _) = pack_split(&hard, &ctx, split, variant ^ seed << 32);
-                if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+                let (cand, _) = pack_split(&hard, ctx, split, variant ^ seed << 32);
+                if plan_rank(&cand, p) < plan_rank(&best, p) {
                     best = cand;
                     best_split = split;
                 }
@@ -218,26 +237,30 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
         }
         // Then moves between warehouses judged by full packings, from the best split and from
         // each split ranked before, while SHIFT_BUDGETS more budgets last.
-        if above(&best) && best.1.is_empty() && !ctx.beaten() {
-            best = shifted(&p, &ctx, best_split, best.0, variant, false);
+        if above(&best) && best.1.is_empty() && !ctx.beaten() && !ctx.exhausted() {
+            best = shifted(p, ctx, best_split, best.0, variant, false);
         }
         let start = ctx.work.get();
         for split in splits {
-            if !above(&best) || ctx.work.get() - start > SHIFT_BUDGETS * p.budget || ctx.beaten() {
+            if !above(&best)
+                || ctx.work.get() - start > SHIFT_BUDGETS * p.budget
+                || ctx.beaten()
+                || ctx.exhausted()
+            {
                 break;
             }
-            let (cand, _) = pack_split(&p, &ctx, split, variant);
+            let (cand, _) = pack_split(p, ctx, split, variant);
             if !cand.1.is_empty() {
                 continue;
             }
-            let cand = shifted(&p, &ctx, split, cand.0, variant, false);
-            if plan_rank(&cand, &p) < plan_rank(&best, &p) {
+            let cand = shifted(p, ctx, split, cand.0, variant, false);
+            if plan_rank(&cand, p) < plan_rank(&best, p) {
                 best = cand;
             }
         }
         // Last, the moves from the best plan where a move one box short gets the harder
         // search on the receiving warehouse (after the others, whose budget it would eat).
-        if above(&best) && best.1.is_empty() && !ctx.beaten() {
+        if above(&best) && best.1.is_empty() && !ctx.beaten() && !ctx.exhausted() {
             let split: Vec<Vec<u32>> = best
                 .0
                 .iter()
@@ -250,33 +273,63 @@ pub(crate) fn solve_in(req: &PackRequest, variant: u64, race: Option<&Race>) -> 
                     u
                 })
                 .collect();
-            best = shifted(&p, &ctx, &split, best.0, variant, true);
+            best = shifted(p, ctx, &split, best.0, variant, true);
         }
     }
-    if assignment.floor > 0 && above(&best) && best.1.is_empty() && !ctx.beaten() {
-        merged(&p, &ctx, &mut best.0);
+    if assignment.floor > 0
+        && above(&best)
+        && best.1.is_empty()
+        && !ctx.beaten()
+        && !ctx.exhausted()
+    {
+        merged(p, ctx, &mut best.0);
     }
     if ctx.beaten() {
-        return Ok(Solved::Beaten);
+        return None;
     }
     // No variant packs more units or in fewer boxes: the only split there is is optimally
     // packed, or the packing meets the bound over every split.
     let only = assignment.others.is_empty() && assignment.far.is_empty();
     let optimal = best.1.is_empty() && (alone && only || boxes(&best) <= assignment.floor);
-    let settled = optimal.then(|| ctx.work.get());
-    if let (Some(r), Some(w)) = (race, settled) {
-        r.settle(w);
-    }
     let (bins, found) = best;
     let mut unfitted = assignment.unfitted;
     unfitted.extend(found);
-    let sol = assemble(req, &p, &Plan { bins, unfitted });
-    Ok(Solved::Packed(sol, settled))
+    Some((Plan { bins, unfitted }, optimal))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_time_limit_caps_every_pass_together() {
+        // Cart 109 (59 units from three warehouses) stays above its bound, so after the first
+        // pass come the close splits, the harder search and the moves between warehouses, each
+        // with a whole budget: left to themselves they spend many times the named limit.
+        let mut req = crate::carts::cart(109);
+        req.options.time_limit_ms = Some(20);
+        let p = problem::build(&req).unwrap();
+        let unlimited = Ctx::new(&p.kinds, &p.rules);
+        let (free, _) = best_plan(&p, &unlimited, 0).expect("no race");
+        assert!(
+            unlimited.work.get() > 3 * p.total,
+            "{}",
+            unlimited.work.get()
+        );
+        let mut ctx = Ctx::new(&p.kinds, &p.rules);
+        ctx.limit = p.total;
+        let (plan, _) = best_plan(&p, &ctx, 0).expect("no race");
+        // A pass under way when the limit is reached stops at its next move.
+        assert!(
+            ctx.work.get() <= p.total + p.total / 10,
+            "{}",
+            ctx.work.get()
+        );
+        // Every unit a warehouse can ship is still packed.
+        assert_eq!(plan.unfitted.len(), free.unfitted.len());
+        let sol = crate::pack(&req).unwrap();
+        assert!(crate::validate(&req, &sol).is_ok());
+    }
 
     #[test]
     fn a_cart_above_the_split_bound_gets_the_harder_search() {

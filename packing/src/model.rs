@@ -170,9 +170,9 @@ pub struct PackOptions {
     pub goal: Goal,
     /// Free text read by the rule reader of `instructions.rs`; empty when not given.
     pub instructions: String,
-    /// Effort allowed to the improvement phase, converted to a deterministic work budget
-    /// (the engine never reads a clock). `None` means [`default_time_limit_ms`] of the
-    /// request's unit count.
+    /// Effort allowed to the whole request, every pass together, converted to a deterministic
+    /// work budget (the engine never reads a clock). `None` means [`default_time_limit_ms`] of
+    /// the request's unit count for each pass, and at most 16 passes (`DEFAULT_PASSES`).
     pub time_limit_ms: Option<u64>,
     /// Every unit must rest on the floor or on units below it (default `true`).
     pub require_support: bool,

@@ -28,6 +28,11 @@ pub const MAX_UNITS: i64 = 10_000;
 /// limit; it is never read from a clock, which keeps results identical for identical requests.
 pub const WORK_PER_MS: u64 = 60_000;
 
+/// Passes the default budget allows a request in all: the packing of the assigned warehouse
+/// split, then, for an order from several warehouses still above its bound, the close splits,
+/// the harder search and the moves between warehouses (BENCHMARKS.md, session 19).
+pub const DEFAULT_PASSES: u64 = 16;
+
 /// Request-wide placement rules.
 #[derive(Debug, Clone)]
 pub(crate) struct Rules {
@@ -151,8 +156,11 @@ pub(crate) struct Problem {
     pub depots: Vec<Depot>,
     pub rules: Rules,
     pub goal: Goal,
-    /// Candidate evaluations allowed to the improvement phase.
+    /// Candidate evaluations allowed to one pass (the packing of one warehouse split).
     pub budget: u64,
+    /// Candidate evaluations allowed to the whole request, every pass together: the named
+    /// `time_limit_ms`, or [`DEFAULT_PASSES`] passes at the default budget.
+    pub total: u64,
     /// Improvement moves without gain tolerated before the search stops early.
     pub patience: usize,
     /// Randomised fills per new box in the first packing (half that in later moves).
@@ -388,6 +396,10 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
         },
         goal: d.goal.unwrap_or(req.options.goal),
         budget: time * WORK_PER_MS,
+        total: match req.options.time_limit_ms {
+            Some(named) => named * WORK_PER_MS,
+            None => DEFAULT_PASSES * time * WORK_PER_MS,
+        },
         patience: (time / 4) as usize,
         // 8 at the default budget: more randomised fills per box paid there (BENCHMARKS.md).
         restarts: (time / 12).min(64) as usize,
@@ -424,5 +436,14 @@ mod tests {
         assert_eq!(budget(5_000, None), 200);
         // A budget the caller names is taken as it is, whatever the order's size.
         assert_eq!(budget(5_000, Some(40)), 40);
+    }
+
+    #[test]
+    fn a_named_limit_is_the_whole_requests_and_the_default_allows_several_passes() {
+        let total = |units, limit| build(&request(units, limit)).unwrap().total / WORK_PER_MS;
+        assert_eq!(total(20, Some(40)), 40);
+        assert_eq!(total(5_000, Some(60_000)), 60_000);
+        assert_eq!(total(20, None), DEFAULT_PASSES * 100);
+        assert_eq!(total(5_000, None), DEFAULT_PASSES * 200);
     }
 }

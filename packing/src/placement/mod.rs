@@ -36,6 +36,9 @@ pub(crate) struct Ctx<'a> {
     pub rules: &'a Rules,
     pub work: Cell<u64>,
     pub race: Option<&'a Race>,
+    /// Work the whole request may spend (every pass and search together); `u64::MAX` for
+    /// contexts of their own (tests, sub-packings charged to a request's context).
+    pub limit: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -45,7 +48,14 @@ impl<'a> Ctx<'a> {
             rules,
             work: Cell::new(0),
             race: None,
+            limit: u64::MAX,
         }
+    }
+
+    /// Whether the request has spent all the work it may: no further pass starts, and
+    /// searches stop.
+    pub fn exhausted(&self) -> bool {
+        self.work.get() >= self.limit
     }
 
     /// Whether another variant of the race finished unbeatable with less work than this
