@@ -332,6 +332,24 @@ mod tests {
     }
 
     #[test]
+    fn the_work_of_a_large_orders_blocks_counts_against_the_request() {
+        // Large orders pack composite blocks under contexts of their own; the merge pass that
+        // follows must see that work, or a named limit would allow it a second budget.
+        let mut req = crate::pallets::large(3);
+        req.options.time_limit_ms = Some(20);
+        let p = problem::build(&req).unwrap();
+        let mut ctx = Ctx::new(&p.kinds, &p.rules);
+        ctx.limit = p.total;
+        best_plan(&p, &ctx, 0).expect("no race");
+        assert!(ctx.work.get() >= p.total, "{}", ctx.work.get());
+        assert!(
+            ctx.work.get() <= p.total + p.total / 10,
+            "{}",
+            ctx.work.get()
+        );
+    }
+
+    #[test]
     fn a_cart_above_the_split_bound_gets_the_harder_search() {
         // Cart 208: the close splits packed at the request's patience need 3 boxes; the bound
         // over every split is 2, and the harder search finds 2.

@@ -100,6 +100,8 @@ pub(crate) fn pack(
         search.run(&mut pk, seed ^ 0x5EA2_C4ED);
         search.downsize(&mut pk);
     }
+    // The block sets count their own work; the request's passes after this one see it.
+    ctx.spend(ctxs.iter().map(|c| c.work.get()).sum());
     pk.leftover.is_empty().then(|| Packing {
         bins: pk.bins.iter().map(|b| bl.split(b, ctx)).collect(),
         leftover: Vec::new(),
