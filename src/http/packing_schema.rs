@@ -21,7 +21,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "options": {"type": "object", "properties": {
                 "goal": {"enum": ["fewest_packages", "lowest_cost", "fewest_warehouses", "best_fit", "balanced_weight"], "default": "fewest_packages"},
                 "instructions": {"type": "string", "description": "Free text read by a deterministic rule reader; each instruction is reported as applied or not understood"},
-                "time_limit_ms": {"type": "integer", "description": "Budget of the whole request, counted as deterministic work (the same request and limit give the same result); absent: 2 ms per unit, at least 100 and at most 200, for each pass, and at most 16 passes (an order from several warehouses above its lower bound tries other splits and moves between warehouses)"},
+                "time_limit_ms": {"type": "integer", "description": "Budget of each of the request's two search variants (raced on two packing workers when both are idle, else run one after the other), all its passes together, counted as deterministic work: the same request and limit give the same result. Absent: 2 ms per unit, at least 100 and at most 200, for each pass, and at most 16 passes (an order from several warehouses above its lower bound also tries other splits and moves between warehouses)"},
                 "require_support": {"type": "boolean", "default": true},
                 "min_support": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 1,
                     "description": "With require_support, the share of each unit's base that must rest on the floor or on units directly below it"},
