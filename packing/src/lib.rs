@@ -8,6 +8,7 @@ mod blocks;
 mod bound;
 mod caps;
 pub mod carts;
+mod check;
 mod construct;
 mod corner;
 mod cover;
@@ -44,12 +45,13 @@ mod stack;
 mod suit;
 mod validate;
 
+pub use check::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT};
 pub use error::{Error, Result};
 pub use model::*;
 pub use portfolio::{
     better_solution, pack_portfolio, pack_racing, pack_variant, race_winner, Entry,
 };
-pub use problem::{MAX_LENGTH, MAX_UNITS, MAX_WEIGHT, WORK_PER_MS};
+pub use problem::WORK_PER_MS;
 pub use problem::{SUPPORT_DEN, SUPPORT_NUM};
 pub use race::Race;
 pub use solution::*;

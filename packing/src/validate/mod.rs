@@ -102,7 +102,7 @@ pub fn validate(req: &PackRequest, sol: &PackSolution) -> Result<(), Vec<Violati
         req,
         out: Vec::new(),
     };
-    if let Err(e) = crate::problem::check(req) {
+    if let Err(e) = crate::check::check(req) {
         c.fail(None, "request", e.to_string());
         return Err(c.out);
     }
