@@ -115,7 +115,7 @@ fn shifted(
     let mut split = split.to_vec();
     let mut parts: Vec<shift::Part> = bins.into_iter().map(|b| (b, Vec::new())).collect();
     let start = ctx.work.get();
-    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.beaten() || ctx.exhausted();
+    let spent = || ctx.work.get() - start > 2 * p.budget || ctx.done();
     let pack_hard: Option<shift::Packer> = hard.then_some(&pack_hard);
     shift::refine(p, &mut split, &mut parts, &pack, pack_hard, &spent);
     let mut unfitted = Vec::new();
@@ -193,8 +193,7 @@ fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
     let mut best_split = &assignment.units;
     let boxes = |plan: &Plan2| plan.0.iter().map(Vec::len).sum::<usize>();
     for other in &assignment.others {
-        if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.beaten() || ctx.exhausted()
-        {
+        if best.1.is_empty() && boxes(&best) <= assignment.floor || ctx.done() {
             break;
         }
         let (cand, _) = pack_split(p, ctx, other, variant);
@@ -220,11 +219,7 @@ fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
         };
         let start = ctx.work.get();
         for &split in &splits {
-            if !above(&best)
-                || ctx.work.get() - start > 2 * p.budget
-                || ctx.beaten()
-                || ctx.exhausted()
-            {
+            if !above(&best) || ctx.work.get() - start > 2 * p.budget || ctx.done() {
                 break;
             }
             for seed in 0..HARD_SEEDS {
@@ -237,16 +232,12 @@ fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
         }
         // Then moves between warehouses judged by full packings, from the best split and from
         // each split ranked before, while SHIFT_BUDGETS more budgets last.
-        if above(&best) && best.1.is_empty() && !ctx.beaten() && !ctx.exhausted() {
+        if above(&best) && best.1.is_empty() && !ctx.done() {
             best = shifted(p, ctx, best_split, best.0, variant, false);
         }
         let start = ctx.work.get();
         for split in splits {
-            if !above(&best)
-                || ctx.work.get() - start > SHIFT_BUDGETS * p.budget
-                || ctx.beaten()
-                || ctx.exhausted()
-            {
+            if !above(&best) || ctx.work.get() - start > SHIFT_BUDGETS * p.budget || ctx.done() {
                 break;
             }
             let (cand, _) = pack_split(p, ctx, split, variant);
@@ -260,7 +251,7 @@ fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
         }
         // Last, the moves from the best plan where a move one box short gets the harder
         // search on the receiving warehouse (after the others, whose budget it would eat).
-        if above(&best) && best.1.is_empty() && !ctx.beaten() && !ctx.exhausted() {
+        if above(&best) && best.1.is_empty() && !ctx.done() {
             let split: Vec<Vec<u32>> = best
                 .0
                 .iter()
@@ -276,12 +267,7 @@ fn best_plan(p: &Problem, ctx: &Ctx, variant: u64) -> Option<(Plan, bool)> {
             best = shifted(p, ctx, &split, best.0, variant, true);
         }
     }
-    if assignment.floor > 0
-        && above(&best)
-        && best.1.is_empty()
-        && !ctx.beaten()
-        && !ctx.exhausted()
-    {
+    if assignment.floor > 0 && above(&best) && best.1.is_empty() && !ctx.done() {
         merged(p, ctx, &mut best.0);
     }
     if ctx.beaten() {

@@ -58,6 +58,11 @@ impl<'a> Ctx<'a> {
         self.work.get() >= self.limit
     }
 
+    /// Whether no further pass should start: another variant has won, or the budget is spent.
+    pub fn done(&self) -> bool {
+        self.beaten() || self.exhausted()
+    }
+
     /// Whether another variant of the race finished unbeatable with less work than this
     /// packing has spent: this one can no longer win.
     pub fn beaten(&self) -> bool {
