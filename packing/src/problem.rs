@@ -251,10 +251,16 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
         })
         .collect();
     let units: u64 = kinds.iter().map(|k| k.quantity).sum();
-    let time = req
-        .options
-        .time_limit_ms
-        .unwrap_or_else(|| default_time_limit_ms(units));
+    let default = default_time_limit_ms(units);
+    // One pass's time. A named limit is the whole request's: an order one warehouse ships
+    // packs in one pass with all of it; an order from several may take several passes (other
+    // splits, moves between warehouses), so each gets the default pass or a sixteenth of the
+    // limit, whichever is more, and the passes share the limit.
+    let time = match req.options.time_limit_ms {
+        None => default,
+        Some(named) if req.warehouses.len() < 2 => named,
+        Some(named) => (named / DEFAULT_PASSES).max(default.min(named)),
+    };
     Ok(Problem {
         kinds,
         depots,
@@ -266,10 +272,11 @@ pub(crate) fn build(req: &PackRequest) -> Result<Problem> {
         },
         goal: d.goal.unwrap_or(req.options.goal),
         budget: time * WORK_PER_MS,
-        total: match req.options.time_limit_ms {
-            Some(named) => named * WORK_PER_MS,
-            None => DEFAULT_PASSES * time * WORK_PER_MS,
-        },
+        total: req
+            .options
+            .time_limit_ms
+            .unwrap_or(DEFAULT_PASSES * default)
+            * WORK_PER_MS,
         patience: (time / 4) as usize,
         // 8 at the default budget: more randomised fills per box paid there (BENCHMARKS.md).
         restarts: (time / 12).min(64) as usize,
@@ -306,6 +313,27 @@ mod tests {
         assert_eq!(budget(5_000, None), 200);
         // A budget the caller names is taken as it is, whatever the order's size.
         assert_eq!(budget(5_000, Some(40)), 40);
+    }
+
+    #[test]
+    fn a_named_limit_is_one_pass_from_one_warehouse_and_shared_by_passes_from_several() {
+        let pass = |units, limit, warehouses: usize| {
+            let mut req = request(units, limit);
+            for w in 1..warehouses {
+                let mut wh = req.warehouses[0].clone();
+                wh.warehouse_id = format!("w{w}");
+                req.warehouses.push(wh);
+            }
+            let p = build(&req).unwrap();
+            (p.budget / WORK_PER_MS, p.total / WORK_PER_MS)
+        };
+        assert_eq!(pass(20, Some(5_000), 1), (5_000, 5_000));
+        // From several warehouses: the default pass (100 ms for 20 units) or a sixteenth of
+        // the limit, whichever is more, never more than the limit.
+        assert_eq!(pass(20, Some(1_600), 2), (100, 1_600));
+        assert_eq!(pass(20, Some(5_000), 3), (312, 5_000));
+        assert_eq!(pass(20, Some(40), 2), (40, 40));
+        assert_eq!(pass(20, None, 2), (100, DEFAULT_PASSES * 100));
     }
 
     #[test]
