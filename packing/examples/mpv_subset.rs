@@ -6,13 +6,15 @@
 //! packed one after the other (times then add up over the variants); `--pair` races variants 0
 //! and 1 on two threads, as the server does when its pool is idle (the time is then the longer
 //! thread's); `--min-support S` lets
-//! units rest on a share S of their base. The budget is deterministic work, not wall time, so the
+//! units rest on a share S of their base; `--digest` prints a hash of every placement (what a
+//! change meant to keep the packings as they are must leave unchanged). The budget is deterministic work, not wall time, so the
 //! counts do not depend on the machine's load; the times (median and p95 per instance) do.
 
 use packing::{
     mpv, pack_portfolio, pack_racing, pack_variant, race_winner, validate, Orientation,
     PackRequest, PackSolution, Race,
 };
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -66,6 +68,7 @@ fn main() {
     let classes = list(&args, "--classes", "1,2,3,4,5,6,7,8");
     let sizes = list(&args, "--sizes", "50,100,200");
     let quiet = args.iter().any(|a| a == "--quiet");
+    let digest = args.iter().any(|a| a == "--digest");
     let variants = list(&args, "--variants", "1")[0].max(1) as u32;
     let pair = args.iter().any(|a| a == "--pair");
     let single = args
@@ -116,7 +119,12 @@ fn main() {
                 if !quiet {
                     println!("class {c} n {n} v {v}: {got} packages (bound {lb}), {secs:.3} s");
                 }
-                results.lock().unwrap().push((c, got, n, secs, cpu));
+                let mut h = DefaultHasher::new();
+                format!("{:?}", sol.packages).hash(&mut h);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((c, got, n, secs, cpu, (i, h.finish())));
             });
         }
     });
@@ -156,6 +164,13 @@ fn main() {
             at(0.95),
             at(1.0)
         );
+    }
+    if digest {
+        let mut hashes: Vec<(usize, u64)> = results.iter().map(|r| r.5).collect();
+        hashes.sort_unstable();
+        let mut h = DefaultHasher::new();
+        hashes.hash(&mut h);
+        println!("digest of the placements: {:016x}", h.finish());
     }
     let total: usize = results.iter().map(|r| r.1).sum();
     println!(
