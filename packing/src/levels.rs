@@ -58,9 +58,12 @@ fn chain(layers: &[Layer], height: i64, ctx: &Ctx) -> Vec<Layer> {
     ls.sort_by(|a, b| (b.w, b.d, b.h, a.at).cmp(&(a.w, a.d, a.h, b.at)));
     // (height, volume, previous layer, its state)
     let mut states: Vec<Vec<(i64, i128, usize, usize)>> = Vec::with_capacity(ls.len());
+    // One buffer for every layer's candidate states (this runs in the search's inner loop).
+    let mut mine = Vec::new();
     for j in 0..ls.len() {
         let lj = ls[j];
-        let mut mine = vec![(lj.h, lj.vol, usize::MAX, 0)];
+        mine.clear();
+        mine.push((lj.h, lj.vol, usize::MAX, 0));
         for (i, li) in ls[..j].iter().enumerate() {
             if lj.w > li.w || lj.d > li.d {
                 continue;
@@ -73,8 +76,8 @@ fn chain(layers: &[Layer], height: i64, ctx: &Ctx) -> Vec<Layer> {
         }
         ctx.spend(mine.len() as u64);
         mine.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        let mut kept: Vec<(i64, i128, usize, usize)> = Vec::new();
-        for st in mine {
+        let mut kept: Vec<(i64, i128, usize, usize)> = Vec::with_capacity(mine.len());
+        for &st in &mine {
             if kept.last().is_none_or(|l| st.1 > l.1) {
                 kept.push(st);
             }

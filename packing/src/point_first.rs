@@ -14,7 +14,7 @@ pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> V
     // its next index (the first free one of that kind), `next[i]` the one after index `i`.
     const NONE: usize = usize::MAX;
     let mut next = vec![NONE; order.len()];
-    let mut groups: Vec<(u32, usize)> = Vec::new();
+    let mut groups: Vec<(u32, usize)> = Vec::with_capacity(ctx.kinds.len().min(order.len()));
     // Per kind, the last free index seen so far.
     let mut tail = vec![NONE; ctx.kinds.len()];
     for (i, &k) in order.iter().enumerate() {
@@ -26,8 +26,9 @@ pub(crate) fn fill(bin: &mut Bin, order: &[u32], taken: &[bool], ctx: &Ctx) -> V
             last => next[last] = i,
         }
     }
-    let mut dead: Vec<V3> = Vec::new();
-    let mut got = Vec::new();
+    // Sized for a box's worth, so that the search's many fills seldom regrow them.
+    let mut dead: Vec<V3> = Vec::with_capacity(16);
+    let mut got = Vec::with_capacity(order.len().min(64));
     'outer: loop {
         groups.retain(|g| g.1 != NONE && bin.admits(g.0, ctx));
         if groups.is_empty() {

@@ -90,7 +90,17 @@ fn ray_x(p: V3, mut room: V3, pl: Placement, from: usize) -> V3 {
 }
 
 /// Moves `p` along `-axis` until it meets a placed unit's face or the wall.
+#[inline(always)]
 fn project(p: V3, axis: usize, pl: Placement) -> V3 {
+    // Corners on a wall are common; they skip the call and its scan.
+    if p[axis] == 0 {
+        return p;
+    }
+    project_scan(p, axis, pl)
+}
+
+/// [`project`] off the wall.
+fn project_scan(p: V3, axis: usize, pl: Placement) -> V3 {
     let meets = |q: &Placed, stop: i64| {
         let end = q.c.end(axis);
         end <= p[axis] && end > stop && spans_across(&q.c, p, axis)
@@ -193,8 +203,10 @@ pub(super) fn update(points: &mut Vec<Point>, pl: Placement, size: V3, support: 
             project(corner, axes[0], pl),
             project(corner, axes[1], pl),
         ];
-        for p in cands {
-            if (0..3).any(|a| p[a] >= size[a]) {
+        for (i, p) in cands.into_iter().enumerate() {
+            // A projection that did not move repeats the corner (or the other projection) and
+            // would meet the same fate: skipped before any search (over half the candidates).
+            if cands[..i].contains(&p) || (0..3).any(|a| p[a] >= size[a]) {
                 continue;
             }
             let at = points.partition_point(|o| order(o.at) < order(p));
