@@ -282,6 +282,74 @@ mod tests {
             })
     }
 
+    /// [`update`] done the slow way: every kept point's room and every candidate's fate
+    /// recomputed over all the units, no window, no shortcut.
+    fn update_all(points: &mut Vec<Point>, placed: &[Placed], size: V3, support: bool) {
+        let c = placed.last().unwrap().c;
+        points.retain(|p| !c.contains(p.at));
+        for p in points.iter_mut() {
+            p.room = room_all(p.at, placed, size);
+        }
+        let corners = [
+            ([c.end(0), c.pos[1], c.pos[2]], [1, 2]),
+            ([c.pos[0], c.end(1), c.pos[2]], [0, 2]),
+            ([c.pos[0], c.pos[1], c.end(2)], [0, 1]),
+        ];
+        for (corner, axes) in corners {
+            for p in [
+                corner,
+                project_all(corner, axes[0], placed),
+                project_all(corner, axes[1], placed),
+            ] {
+                let outside = (0..3).any(|a| p[a] >= size[a]);
+                if outside
+                    || points.iter().any(|o| o.at == p)
+                    || placed.iter().any(|q| q.c.contains(p))
+                    || (support && !surface_all(p, placed))
+                {
+                    continue;
+                }
+                let at = points.partition_point(|o| order(o.at) < order(p));
+                let room = room_all(p, placed, size);
+                points.insert(at, Point { at: p, room });
+            }
+        }
+    }
+
+    #[test]
+    fn update_keeps_the_points_a_full_recomputation_finds() {
+        let mut rng = SplitMix64::new(11);
+        let size = [30, 20, 40];
+        for round in 0..60 {
+            let support = round % 2 == 0;
+            // Units on the floor and on each other (the search's boxes), and anywhere.
+            let (units, _, _, _) = scene(&mut rng, size, 4 + round / 2);
+            let mut placed = Vec::new();
+            let (mut by_x, mut xs, mut wmax) = (Vec::new(), Vec::new(), 0);
+            let start = Point {
+                at: [0, 0, 0],
+                room: size,
+            };
+            let (mut fast, mut slow) = (vec![start], vec![start]);
+            for q in units {
+                let at = xs.partition_point(|&x| x <= q.c.pos[0]);
+                by_x.insert(at, placed.len() as u32);
+                xs.insert(at, q.c.pos[0]);
+                wmax = wmax.max(q.c.dim[0]);
+                placed.push(q);
+                let pl = Placement {
+                    placed: &placed,
+                    by_x: &by_x,
+                    xs: &xs,
+                    wmax,
+                };
+                update(&mut fast, pl, size, support);
+                update_all(&mut slow, &placed, size, support);
+                assert_eq!(fast, slow, "round {round}, {} units", placed.len());
+            }
+        }
+    }
+
     #[test]
     fn windowed_scans_agree_with_scanning_every_unit() {
         let mut rng = SplitMix64::new(7);
