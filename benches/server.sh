@@ -4,7 +4,7 @@
 #   source benches/server.sh                    # sets WORK (a temp dir removed at exit)
 #   release_binaries EXAMPLE [DIR]              # sets FULFILLD and BENCH: from DIR when
 #                                               # given (prebuilt), else built here
-#   start_fulfilld BIN NAME DATA_DIR [flags...]  # sets PID, API, KEY; logs in $WORK
+#   start_fulfilld BIN NAME DATA_DIR [flags...]  # sets PID, API, PACKING, KEY; logs in $WORK
 #   stop_fulfilld                               # SIGTERM, then SIGKILL after 10 s
 #   rss                                         # the server's resident memory, "412 MB"
 #
@@ -53,6 +53,7 @@ start_fulfilld() {
     done
     API=$(sed -nE 's/^fulfilld ready: fulfillment=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
     case "$API" in https://127.0.0.1:*) ;; *) die "unexpected address $API" ;; esac
+    PACKING=$(sed -nE 's/^fulfilld ready: .* packing=(https:\/\/[^ ]+).*/\1/p' "$WORK/out-$name")
     KEY=$("$bin" clients create --name "$name" --tier unlimited --data-dir "$data" \
         | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
     [ -n "$KEY" ] || die "no API key"
