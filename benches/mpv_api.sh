@@ -19,9 +19,7 @@ die() { printf '[mpv-api] error: %s\n' "$*" >&2; exit 1; }
 
 source "$ROOT/benches/server.sh"
 release_binaries mpv_api "${MPV_API_BIN:-}"
-DATA="$WORK/data"
-echo "auto_pack = false" >"$WORK/config.toml"
-start_fulfilld "$FULFILLD" mpv "$DATA" --config "$WORK/config.toml"
+start_quiet_fulfilld mpv
 [ -n "$PACKING" ] || die "no packing listener"
 log "packing listener at $PACKING"
 # shellcheck disable=SC2086

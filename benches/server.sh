@@ -5,6 +5,7 @@
 #   release_binaries EXAMPLE [DIR]              # sets FULFILLD and BENCH: from DIR when
 #                                               # given (prebuilt), else built here
 #   start_fulfilld BIN NAME DATA_DIR [flags...]  # sets PID, API, PACKING, KEY; logs in $WORK
+#   start_quiet_fulfilld NAME                    # $FULFILLD on $WORK/data, auto_pack off
 #   stop_fulfilld                               # SIGTERM, then SIGKILL after 10 s
 #   rss                                         # the server's resident memory, "412 MB"
 #
@@ -57,6 +58,14 @@ start_fulfilld() {
     KEY=$("$bin" clients create --name "$name" --tier unlimited --data-dir "$data" \
         | tr -d '\n' | sed -nE 's/.*"api_key"[[:space:]]*:[[:space:]]*"([^"]*)".*/\1/p')
     [ -n "$KEY" ] || die "no API key"
+}
+
+# A server on a fresh data directory in $WORK with background packing off (the benchmark
+# packs what it asks for, nothing else competes for the packing workers); sets DATA too.
+start_quiet_fulfilld() {
+    DATA="$WORK/data"
+    echo "auto_pack = false" >"$WORK/config.toml"
+    start_fulfilld "$FULFILLD" "$1" "$DATA" --config "$WORK/config.toml"
 }
 
 rss() { awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$PID/status"; }

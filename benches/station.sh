@@ -18,9 +18,7 @@ die() { printf '[station] error: %s\n' "$*" >&2; exit 1; }
 
 source "$ROOT/benches/server.sh"
 release_binaries station "${STATION_BIN:-}"
-DATA="$WORK/data"
-echo "auto_pack = false" >"$WORK/config.toml"
-start_fulfilld "$FULFILLD" station "$DATA" --config "$WORK/config.toml"
+start_quiet_fulfilld station
 log "server at $API"
 "$BENCH" --base "$API" --cert "$DATA/tls/cert.pem" --api-key "$KEY" \
     --packages "${STATION_PACKAGES:-5}"
