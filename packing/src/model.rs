@@ -172,7 +172,7 @@ pub struct PackOptions {
     pub instructions: String,
     /// Effort allowed to the whole request, every pass together, converted to a deterministic
     /// work budget (the engine never reads a clock). `None` means [`default_time_limit_ms`] of
-    /// the request's unit count for each pass, and at most 16 passes (`DEFAULT_PASSES`).
+    /// the request's unit count for each pass, and at most 10 passes (`DEFAULT_PASSES`).
     pub time_limit_ms: Option<u64>,
     /// Every unit must rest on the floor or on units below it (default `true`).
     pub require_support: bool,
