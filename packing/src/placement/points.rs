@@ -322,7 +322,8 @@ mod tests {
         let size = [30, 20, 40];
         for round in 0..60 {
             let support = round % 2 == 0;
-            // Units on the floor and on each other (the search's boxes), and anywhere.
+            // Disjoint units anywhere in the box, added in random order; with support required
+            // every other round, which drops the positions resting on nothing.
             let (units, _, _, _) = scene(&mut rng, size, 4 + round / 2);
             let mut placed = Vec::new();
             let (mut by_x, mut xs, mut wmax) = (Vec::new(), Vec::new(), 0);
