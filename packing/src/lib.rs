@@ -21,6 +21,7 @@ mod geometry;
 mod hazmat;
 mod improve;
 mod instructions;
+mod kind_cap;
 mod large;
 mod levels;
 mod merge;

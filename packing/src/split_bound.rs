@@ -5,6 +5,7 @@
 
 use crate::bound;
 use crate::error::Result;
+use crate::kind_cap;
 use crate::model::PackRequest;
 use crate::problem::{self, Depot, Problem};
 use crate::suit::{suit, Suit};
@@ -83,7 +84,8 @@ fn fractional_fit(n: &[usize], res: &[Resource], forced: &[Vec<i128>]) -> bool {
 }
 
 /// The fewest boxes any packing of every shippable unit of `p` can use: the smallest total of
-/// boxes per warehouse for which some split fits volume, weight and the dual-feasible values.
+/// boxes per warehouse for which some split fits volume, weight, each kind's units (against
+/// what one box holds of them) and the dual-feasible values.
 pub(crate) fn bound_of(p: &Problem) -> usize {
     let nd = p.depots.len();
     let nk = p.kinds.len();
@@ -102,7 +104,7 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
                 .collect()
         })
         .collect();
-    let need: Vec<u64> = (0..nk)
+    let mut need: Vec<u64> = (0..nk)
         .map(|k| p.kinds[k].quantity.min((0..nd).map(|w| usable[w][k]).sum()))
         .collect();
     let total: usize = need.iter().sum::<u64>() as usize;
@@ -127,6 +129,52 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
                 .collect(),
         },
     ];
+    // Each kind of two units or more against what each box holds of it. Boxes in short
+    // supply may not hold every unit that suits them: the bound is then about the units they
+    // can hold (and a packing leaves the others out anyway).
+    for (k, kind) in p.kinds.iter().enumerate() {
+        if need[k] < 2 {
+            continue;
+        }
+        let mut seen: Vec<([i64; 3], i64, u64)> = Vec::new();
+        let per_box: Vec<Vec<i128>> = p
+            .depots
+            .iter()
+            .zip(&lists)
+            .map(|(d, l)| {
+                let caps: Vec<i128> = d
+                    .boxes
+                    .iter()
+                    .map(|b| {
+                        // Warehouses often keep the same box sizes: each size weighed once.
+                        let same = seen.iter().find(|s| s.0 == b.size && s.1 == b.cap);
+                        let c = same.map_or_else(
+                            || kind_cap::capacity(kind, b, p.rules.max_units),
+                            |s| s.2,
+                        );
+                        if same.is_none() {
+                            seen.push((b.size, b.cap, c));
+                        }
+                        c as i128
+                    })
+                    .collect();
+                l.iter().map(|b| caps[b.index]).collect()
+            })
+            .collect();
+        let holds: u64 = per_box
+            .iter()
+            .zip(&usable)
+            .map(|(c, u)| (c.iter().sum::<i128>().min(u[k] as i128)) as u64)
+            .sum();
+        need[k] = need[k].min(holds);
+        // A kind one box holds in full adds nothing the volume does not nearly say.
+        if per_box.iter().flatten().all(|&c| c < need[k] as i128) {
+            res.push(Resource {
+                value: (0..nk).map(|j| i128::from(j == k)).collect(),
+                cap: per_box.into_iter().map(|c| prefix_caps(c, total)).collect(),
+            });
+        }
+    }
     // Dual-feasible values hold when one box size contains every box of every warehouse.
     let all: Vec<_> = lists.iter().flatten().collect();
     let outer = all
@@ -243,6 +291,40 @@ mod tests {
             wh("w1", &[("s", 20)], Some(1)),
             wh("w2", &[("s", 20)], Some(5)),
         ];
+        assert_eq!(lower_bound(&short).unwrap(), 3);
+    }
+
+    #[test]
+    fn counts_each_kind_against_what_a_box_holds_of_it() {
+        // Upright units of 10 x 10 x 11 go two to a 24 x 18 x 16 box, side by side: nine
+        // need five boxes, though their volume fits in two.
+        let boxes = |quantity| {
+            vec![BoxType {
+                quantity,
+                ..BoxType::new("b", 24.0, 18.0, 16.0, 100.0)
+            }]
+        };
+        let mut item = Item::new("u", 10.0, 10.0, 11.0, 1.0, 9);
+        item.orientation = crate::model::Orientation::Upright;
+        let stocked = |q, b| {
+            let mut w = Warehouse {
+                warehouse_id: format!("w{q}"),
+                boxes: boxes(b),
+                ..Warehouse::default()
+            };
+            w.inventory.insert("u".into(), q);
+            w
+        };
+        let req = PackRequest {
+            items: vec![item],
+            warehouses: vec![stocked(5, Some(2)), stocked(6, None)],
+            ..PackRequest::default()
+        };
+        assert_eq!(lower_bound(&req).unwrap(), 5);
+        // Three boxes in all hold six of the nine: the bound is about the six they can hold,
+        // not a count no packing reaches.
+        let mut short = req.clone();
+        short.warehouses = vec![stocked(9, Some(3))];
         assert_eq!(lower_bound(&short).unwrap(), 3);
     }
 }
