@@ -182,35 +182,33 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
     }
     let shapes = shapes(kinds, &present, size);
     let mut out = Vec::new();
-    // Per shape, its sides mapped along each axis; axes of one length and threshold share.
-    let mut mapped: Vec<[[i64; 3]; 3]> = vec![[[0; 3]; 3]; shapes.len()];
+    // Per shape, its sides mapped by `U^e` along each axis. Thresholds that map every side
+    // alike give the same functions: each such mapping is taken once. A side's mapping
+    // changes once at most as the threshold grows, so equal mappings come one after another.
+    let mut last: Option<Vec<[[i64; 3]; 3]>> = None;
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
+        let base: Vec<[[i64; 3]; 3]> = shapes
+            .iter()
+            .map(|sh| [0, 1, 2].map(|a| sh.sides.map(|d| dff_u(d, size[a], e[a]))))
+            .collect();
+        if last.as_ref() == Some(&base) {
+            continue;
+        }
         for k in 0..=MAX_K {
-            let side = |a: usize, x: i64| {
-                let v = dff_u(x, size[a], e[a]);
-                if k == 0 {
-                    v
-                } else {
-                    dff_k(v, size[a], k)
-                }
-            };
-            for (sh, m) in shapes.iter().zip(&mut mapped) {
-                for a in 0..3 {
-                    let same = (0..a).find(|&b| size[b] == size[a] && e[b] == e[a]);
-                    m[a] = match same {
-                        Some(b) => m[b],
-                        None => sh.sides.map(|d| side(a, d)),
-                    };
-                }
-            }
             let scale = |a: usize| size[a] as i128 * k.max(1) as i128;
             let unit: i128 = (0..3).map(scale).product();
-            out.push((
-                unit,
-                mapped_values(kinds.len(), &shapes, unit, |i| mapped[i]),
-            ));
+            let values = if k == 0 {
+                mapped_values(kinds.len(), &shapes, unit, |i| base[i])
+            } else {
+                mapped_values(kinds.len(), &shapes, unit, |i| {
+                    let b = base[i];
+                    [0, 1, 2].map(|a| b[a].map(|v| dff_k(v, size[a], k)))
+                })
+            };
+            out.push((unit, values));
         }
+        last = Some(base);
     }
     // `U^e` with its own threshold on each axis: a box's units still map into the box, and
     // each unit counts its smallest value over its turns, so any mix of axes stays valid.
@@ -337,6 +335,36 @@ mod tests {
         for rule in [Orientation::Fixed, Orientation::Any] {
             let slab = [kind([51, 26, 51], rule)];
             assert_eq!(dff(&[0; 3], &slab, [100, 50, 100]), 3, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn equal_threshold_mappings_come_one_after_another() {
+        // `functions` takes a mapping only when it differs from the previous threshold's,
+        // which drops no function only if a mapping never comes back after a change.
+        use crate::rng::SplitMix64;
+        let mut rng = SplitMix64::new(11);
+        for _ in 0..200 {
+            let size = [0; 3].map(|_| rng.range(10, 60));
+            let kinds: Vec<Kind> = (0..1 + rng.below(5))
+                .map(|_| kind([0, 1, 2].map(|a| rng.range(1, size[a])), Orientation::Any))
+                .collect();
+            let units: Vec<u32> = (0..kinds.len() as u32).collect();
+            let present = vec![true; kinds.len()];
+            let shapes = shapes(&kinds, &present, size);
+            let runs: Vec<Vec<[[i64; 3]; 3]>> = thresholds(&units, &kinds, size)
+                .into_iter()
+                .map(|c| {
+                    let e = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
+                    let map =
+                        |sh: &Shape| [0, 1, 2].map(|a| sh.sides.map(|d| dff_u(d, size[a], e[a])));
+                    shapes.iter().map(map).collect()
+                })
+                .collect();
+            for (i, m) in runs.iter().enumerate() {
+                let back = runs[i + 1..].iter().skip_while(|n| *n == m).any(|n| n == m);
+                assert!(!back, "{size:?}: mapping {i} comes back after a change");
+            }
         }
     }
 }

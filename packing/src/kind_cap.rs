@@ -20,32 +20,38 @@ fn mapped(d: i64, s: i64, k: i64) -> (i128, i128) {
     }
 }
 
+/// Turns a kind has at most.
+const TURNS: usize = 6;
+
 /// The `k` worth trying on axis `a` of a box of `size` for the turns `dims`: the identity and,
-/// per turn, how many of its side fit along the axis (mapping that side to exactly `1 / k`).
-fn axis_ks(dims: &[[i64; 3]], size: [i64; 3], a: usize) -> Vec<i64> {
-    let mut ks = vec![0];
-    ks.extend(
-        dims.iter()
-            .map(|d| size[a] / d[a])
-            .filter(|&k| (1..=64).contains(&k)),
-    );
-    ks.sort_unstable();
-    ks.dedup();
-    ks
+/// per turn, how many of its side fit along the axis (mapping that side to exactly `1 / k`);
+/// the first `n` entries of the array.
+fn axis_ks(dims: &[[i64; 3]], size: [i64; 3], a: usize) -> ([i64; TURNS + 1], usize) {
+    let mut ks = [0; TURNS + 1];
+    let mut n = 1;
+    for d in dims {
+        let k = size[a] / d[a];
+        if (1..=64).contains(&k) && !ks[..n].contains(&k) {
+            ks[n] = k;
+            n += 1;
+        }
+    }
+    (ks, n)
 }
 
 /// An upper bound on the units of `kind` one box of `bx` holds, under `max_units` (the
 /// request's cap per package, if any).
 pub(crate) fn capacity(kind: &Kind, bx: &BoxKind, max_units: Option<u32>) -> u64 {
     let size = bx.size;
-    let mut dims: Vec<[i64; 3]> = kind
-        .turns
-        .iter()
-        .map(|t| t.dim)
-        .filter(|d| (0..3).all(|a| d[a] <= size[a]))
-        .collect();
-    dims.sort_unstable();
-    dims.dedup();
+    let mut dims = [[0i64; 3]; TURNS];
+    let mut nt = 0;
+    for t in kind.turns.iter().take(TURNS) {
+        if (0..3).all(|a| t.dim[a] <= size[a]) && !dims[..nt].contains(&t.dim) {
+            dims[nt] = t.dim;
+            nt += 1;
+        }
+    }
+    let dims = &dims[..nt];
     if dims.is_empty() || bx.cap < 0 {
         return 0;
     }
@@ -59,27 +65,24 @@ pub(crate) fn capacity(kind: &Kind, bx: &BoxKind, max_units: Option<u32>) -> u64
     // Per axis, per `k` tried, each turn's side mapped, as a share of the axis. Floating
     // point is exact enough: every count below is rounded up by a margin far above its
     // rounding error, and a count too high only weakens the bound.
-    let maps: Vec<Vec<Vec<f64>>> = (0..3)
-        .map(|a| {
-            axis_ks(&dims, size, a)
-                .into_iter()
-                .map(|k| {
-                    dims.iter()
-                        .map(|d| {
-                            let (n, m) = mapped(d[a], size[a], k);
-                            n as f64 / m as f64
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    for x in &maps[0] {
-        for y in &maps[1] {
-            for z in &maps[2] {
+    let mut maps = [[[0f64; TURNS]; TURNS + 1]; 3];
+    let mut nk = [0usize; 3];
+    for a in 0..3 {
+        let (ks, n) = axis_ks(dims, size, a);
+        nk[a] = n;
+        for (i, &k) in ks[..n].iter().enumerate() {
+            for (t, d) in dims.iter().enumerate() {
+                let (num, den) = mapped(d[a], size[a], k);
+                maps[a][i][t] = num as f64 / den as f64;
+            }
+        }
+    }
+    for x in &maps[0][..nk[0]] {
+        for y in &maps[1][..nk[1]] {
+            for z in &maps[2][..nk[2]] {
                 // Each unit maps to at least its smallest mapped volume over the turns it may
                 // take, and a box's mapped volumes add up to at most one box.
-                let least = (0..dims.len())
+                let least = (0..nt)
                     .map(|t| x[t] * y[t] * z[t])
                     .fold(f64::INFINITY, f64::min);
                 if least > 0.0 {

@@ -14,8 +14,24 @@ use crate::suit::{suit, Suit};
 /// `n` boxes of each warehouse hold at most.
 struct Resource {
     value: Vec<i128>,
-    /// `cap[w][n]`: what the `n` roomiest boxes of warehouse `w` hold together.
-    cap: Vec<Vec<i128>>,
+    cap: Caps,
+}
+
+/// What `n` boxes of a warehouse hold of a resource.
+enum Caps {
+    /// `[w][n]`: what the `n` roomiest boxes of warehouse `w` hold together.
+    Table(Vec<Vec<i128>>),
+    /// The same for every box: `n` boxes (at most the warehouse's `most`) hold `n` times it.
+    PerBox(i128),
+}
+
+impl Caps {
+    fn at(&self, w: usize, n: usize, most: &[usize]) -> i128 {
+        match self {
+            Caps::Table(t) => t[w][n],
+            Caps::PerBox(unit) => n.min(most[w]) as i128 * unit,
+        }
+    }
 }
 
 /// The `n` largest of `per_box` (one entry per box in stock), summed, for `n` = 0..=`most`.
@@ -70,13 +86,13 @@ fn forced(res: &[Resource], usable: &[Vec<u64>], need: &[u64]) -> Vec<Vec<i128>>
 /// Whether some split sends at most `cap[w][n[w]]` of every resource to each warehouse `w`,
 /// units taken apart (fractions allowed): by max-flow min-cut, exactly when for every set `a`
 /// of warehouses what the others cannot take (`forced`) fits into `a`.
-fn fractional_fit(n: &[usize], res: &[Resource], forced: &[Vec<i128>]) -> bool {
+fn fractional_fit(n: &[usize], res: &[Resource], forced: &[Vec<i128>], most: &[usize]) -> bool {
     let nd = n.len();
     res.iter().zip(forced).all(|(r, f)| {
         (0u32..1 << nd).all(|a| {
             let cap: i128 = (0..nd)
                 .filter(|&w| a & 1 << w != 0)
-                .map(|w| r.cap[w][n[w]])
+                .map(|w| r.cap.at(w, n[w], most))
                 .sum();
             f[a as usize] <= cap
         })
@@ -116,17 +132,21 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
     let mut res = vec![
         Resource {
             value: p.kinds.iter().map(|k| k.volume).collect(),
-            cap: lists
-                .iter()
-                .map(|l| prefix_caps(l.iter().map(|b| b.volume).collect(), total))
-                .collect(),
+            cap: Caps::Table(
+                lists
+                    .iter()
+                    .map(|l| prefix_caps(l.iter().map(|b| b.volume).collect(), total))
+                    .collect(),
+            ),
         },
         Resource {
             value: p.kinds.iter().map(|k| k.weight as i128).collect(),
-            cap: lists
-                .iter()
-                .map(|l| prefix_caps(l.iter().map(|b| b.cap as i128).collect(), total))
-                .collect(),
+            cap: Caps::Table(
+                lists
+                    .iter()
+                    .map(|l| prefix_caps(l.iter().map(|b| b.cap as i128).collect(), total))
+                    .collect(),
+            ),
         },
     ];
     // Each kind of two units or more against what each box holds of it. Boxes in short
@@ -171,7 +191,7 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
         if per_box.iter().flatten().all(|&c| c < need[k] as i128) {
             res.push(Resource {
                 value: (0..nk).map(|j| i128::from(j == k)).collect(),
-                cap: per_box.into_iter().map(|c| prefix_caps(c, total)).collect(),
+                cap: Caps::Table(per_box.into_iter().map(|c| prefix_caps(c, total)).collect()),
             });
         }
     }
@@ -184,12 +204,15 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
         let units: Vec<u32> = (0..nk as u32)
             .flat_map(|k| std::iter::repeat_n(k, need[k as usize] as usize))
             .collect();
-        for (unit, value) in bound::functions(&units, &p.kinds, o.size) {
-            let cap = most
-                .iter()
-                .map(|&m| (0..=total).map(|n| n.min(m) as i128 * unit).collect())
-                .collect();
-            res.push(Resource { value, cap });
+        // Many functions map these few kinds alike: each distinct one is weighed once.
+        let mut functions = bound::functions(&units, &p.kinds, o.size);
+        functions.sort_unstable();
+        functions.dedup();
+        for (unit, value) in functions {
+            res.push(Resource {
+                value,
+                cap: Caps::PerBox(unit),
+            });
         }
     }
     // Box counts per warehouse in order of their total; the first that fits is the bound.
@@ -197,7 +220,7 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
     for t in 1..=most.iter().sum::<usize>() {
         let mut n = vec![0usize; nd];
         if counts_summing_to(t, 0, &mut n, &most, &mut |n| {
-            fractional_fit(n, &res, &forced)
+            fractional_fit(n, &res, &forced, &most)
         }) {
             return t;
         }
