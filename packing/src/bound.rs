@@ -183,8 +183,9 @@ pub(crate) fn functions(units: &[u32], kinds: &[Kind], size: V3) -> Vec<(i128, V
     let shapes = shapes(kinds, &present, size);
     let mut out = Vec::new();
     // Per shape, its sides mapped by `U^e` along each axis. Thresholds that map every side
-    // alike give the same functions: each such mapping is taken once. A side's mapping
-    // changes once at most as the threshold grows, so equal mappings come one after another.
+    // alike give the same functions, so a mapping equal to the previous one is skipped; a
+    // side's mapping changes once at most as the threshold grows, so equal mappings are
+    // neighbours and each is weighed once.
     let mut last: Option<Vec<[[i64; 3]; 3]>> = None;
     for c in thresholds(units, kinds, size) {
         let e: [i64; 3] = [0, 1, 2].map(|a| (c as i128 * size[a] as i128 / 1000) as i64);
@@ -340,8 +341,8 @@ mod tests {
 
     #[test]
     fn equal_threshold_mappings_come_one_after_another() {
-        // `functions` takes a mapping only when it differs from the previous threshold's,
-        // which drops no function only if a mapping never comes back after a change.
+        // `functions` skips a mapping equal to the previous threshold's; that weighs each
+        // mapping once only if a mapping never comes back after a change.
         use crate::rng::SplitMix64;
         let mut rng = SplitMix64::new(11);
         for _ in 0..200 {
