@@ -2,6 +2,7 @@
 //! packings from several orders and merits, the search within the budget, downsizing, and for
 //! `balanced_weight` each box's best balanced construction; and why a unit was left out.
 
+use crate::apart;
 use crate::balance;
 use crate::bound;
 use crate::construct::{
@@ -18,9 +19,9 @@ use crate::stack;
 
 /// No packing of `units` in `depot` can use fewer boxes: by volume, by weight, by units that
 /// exceed half of the largest box along every axis in every turn (no two share a box), by the
-/// units of each kind against what one box holds of them ([`kind_cap`]), and, when one box
-/// kind contains all the others, by dual-feasible functions and by the units that can only
-/// stack ([`stack::bound`]).
+/// units of each kind against what one box holds of them ([`kind_cap`]), by kinds that may
+/// not share a box ([`apart`]), and, when one box kind contains all the others, by
+/// dual-feasible functions and by the units that can only stack ([`stack::bound`]).
 pub(crate) fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     let usable: Vec<_> = depot
         .boxes
@@ -54,31 +55,22 @@ pub(crate) fn lower_bound(units: &[u32], depot: &Depot, ctx: &Ctx) -> usize {
     let by_dff = outer.map_or(0, |o| bound::dff(units, ctx.kinds, o.size));
     let by_stack = outer.map_or(0, |o| stack::bound(units, ctx.kinds, o.size));
     let floor = by_vol.max(by_wt).max(big).max(by_dff).max(by_stack);
-    floor.max(by_kind(units, depot, ctx, floor))
-}
-
-/// The most boxes one kind's units need on their own, where that is more than `floor` (0 when
-/// the boxes in stock cannot hold them all: no packing ships them, and the bound is then
-/// about none).
-fn by_kind(units: &[u32], depot: &Depot, ctx: &Ctx, floor: usize) -> usize {
     let mut count = vec![0u64; ctx.kinds.len()];
     for &k in units {
         count[k as usize] += 1;
     }
-    let mut best = 0;
-    for (kind, &n) in ctx.kinds.iter().zip(&count) {
-        // A kind's units need at most one box each: fewer than `floor` say nothing new.
-        if n < 2 || n as usize <= floor {
-            continue;
-        }
-        let caps: Vec<u64> = depot
-            .boxes
-            .iter()
-            .map(|b| kind_cap::capacity(kind, b, ctx.rules.max_units))
-            .collect();
-        best = best.max(kind_cap::boxes_for(n, &depot.boxes, &caps).unwrap_or(0));
-    }
-    best
+    let alone = |k: usize| {
+        kind_cap::boxes_alone(&ctx.kinds[k], count[k], &depot.boxes, ctx.rules.max_units)
+    };
+    // Kinds that may not share a box each need their own boxes.
+    let by_apart = apart::boxes(ctx.kinds, alone);
+    // A kind's units need at most one box each: fewer than `floor` say nothing new.
+    let by_kind = (0..ctx.kinds.len())
+        .filter(|&k| count[k] > 1 && count[k] as usize > floor)
+        .map(alone)
+        .max()
+        .unwrap_or(0);
+    floor.max(by_kind).max(by_apart)
 }
 
 /// Most randomised fills per box in the search's moves. Long budgets (5 s) searched better

@@ -289,10 +289,10 @@ mod tests {
 
     #[test]
     fn a_named_time_limit_caps_every_pass_together() {
-        // Cart 109 (59 units from three warehouses) stays above its bound, so after the first
+        // Cart 205 (51 units from three warehouses) stays above its bound, so after the first
         // pass come the close splits, the harder search and the moves between warehouses, each
         // with a whole budget: left to themselves they spend many times the named limit.
-        let mut req = crate::carts::cart(109);
+        let mut req = crate::carts::cart(205);
         req.options.time_limit_ms = Some(20);
         let p = problem::build(&req).unwrap();
         let unlimited = Ctx::new(&p.kinds, &p.rules);

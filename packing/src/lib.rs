@@ -1,6 +1,7 @@
 //! Pure 3D bin packing engine of fulfilld: packs items into boxes across warehouses with exact
 //! placements, hazmat segregation, weight balance and instructions. No IO, threads or clocks.
 
+mod apart;
 mod assemble;
 mod balance;
 pub mod baseline;

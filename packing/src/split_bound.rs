@@ -3,6 +3,7 @@
 //! counts only the units some warehouse can ship (a packing that leaves others out may use
 //! fewer packages).
 
+use crate::apart;
 use crate::bound;
 use crate::error::Result;
 use crate::kind_cap;
@@ -215,11 +216,26 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
             });
         }
     }
+    // Each warehouse ships at least what no other stocks; of that, kinds that may not share
+    // a box each need their own boxes there.
+    let least: Vec<usize> = (0..nd)
+        .map(|w| {
+            let only_here = |k: usize| {
+                let elsewhere: u64 = (0..nd).filter(|&v| v != w).map(|v| usable[v][k]).sum();
+                need[k].saturating_sub(elsewhere)
+            };
+            let d = &p.depots[w];
+            let alone = |k: usize| {
+                kind_cap::boxes_alone(&p.kinds[k], only_here(k), &d.boxes, p.rules.max_units)
+            };
+            apart::boxes(&p.kinds, alone).min(most[w])
+        })
+        .collect();
     // Box counts per warehouse in order of their total; the first that fits is the bound.
     let forced = forced(&res, &usable, &need);
-    for t in 1..=most.iter().sum::<usize>() {
+    for t in least.iter().sum::<usize>().max(1)..=most.iter().sum::<usize>() {
         let mut n = vec![0usize; nd];
-        if counts_summing_to(t, 0, &mut n, &most, &mut |n| {
+        if counts_summing_to(t, 0, &mut n, &least, &most, &mut |n| {
             fractional_fit(n, &res, &forced, &most)
         }) {
             return t;
@@ -228,21 +244,22 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
     most.iter().sum()
 }
 
-/// Calls `fits` on every vector of counts from `w` on (each at most `most`) totalling `left`;
-/// true as soon as one fits.
+/// Calls `fits` on every vector of counts from `w` on (each from `least` to `most`) totalling
+/// `left`; true as soon as one fits.
 fn counts_summing_to(
     left: usize,
     w: usize,
     n: &mut Vec<usize>,
+    least: &[usize],
     most: &[usize],
     fits: &mut impl FnMut(&[usize]) -> bool,
 ) -> bool {
     if w == n.len() {
         return left == 0 && fits(n);
     }
-    for c in 0..=left.min(most[w]) {
+    for c in least[w]..=left.min(most[w]) {
         n[w] = c;
-        if counts_summing_to(left - c, w + 1, n, most, fits) {
+        if counts_summing_to(left - c, w + 1, n, least, most, fits) {
             return true;
         }
     }
@@ -349,5 +366,34 @@ mod tests {
         let mut short = req.clone();
         short.warehouses = vec![stocked(9, Some(3))];
         assert_eq!(lower_bound(&short).unwrap(), 3);
+    }
+
+    #[test]
+    fn kinds_that_may_not_share_a_box_need_their_own_where_only_one_warehouse_has_them() {
+        // A flammable liquid and an oxidizer (classes 3 and 5.1 are kept apart), small enough
+        // to share one box by volume: two boxes when one warehouse must ship both.
+        let mut items = vec![
+            Item::new("fuel", 2.0, 2.0, 2.0, 1.0, 1),
+            Item::new("oxidizer", 2.0, 2.0, 2.0, 1.0, 1),
+        ];
+        for (it, class) in items.iter_mut().zip(["3", "5.1"]) {
+            it.hazmat = Some(crate::model::Hazmat {
+                class: class.into(),
+                un_number: None,
+            });
+        }
+        let req = PackRequest {
+            items,
+            warehouses: vec![
+                wh("w1", &[("fuel", 1), ("oxidizer", 1)], None),
+                wh("w2", &[("fuel", 0)], None),
+            ],
+            ..PackRequest::default()
+        };
+        assert_eq!(lower_bound(&req).unwrap(), 2);
+        // A class that may travel with both (9, miscellaneous) in their place: one box.
+        let mut calm = req.clone();
+        calm.items[1].hazmat.as_mut().unwrap().class = "9".into();
+        assert_eq!(lower_bound(&calm).unwrap(), 1);
     }
 }
