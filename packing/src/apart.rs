@@ -9,7 +9,8 @@ use crate::problem::Kind;
 const EXACT: usize = 10;
 
 /// The most, over sets of pairwise conflicting kinds, of the boxes each kind needs alone
-/// (`alone(k)`; 0 for a kind not shipped), added up. 0 when no two shipped kinds conflict.
+/// (`alone(k)`; 0 for a kind not shipped), added up (a set of one kind counts its own);
+/// 0 when fewer than two shipped kinds have conflicts.
 pub(crate) fn boxes(kinds: &[Kind], alone: impl Fn(usize) -> usize) -> usize {
     let mut c: Vec<(usize, usize)> = kinds
         .iter()

@@ -126,6 +126,9 @@ pub(crate) fn boxes_for(n: u64, boxes: &[BoxKind], caps: &[u64]) -> Option<usize
 /// by weight and by what one box holds of the kind (0 when the boxes in stock cannot hold them
 /// all: no packing ships them, and the bound is then about none).
 pub(crate) fn boxes_alone(kind: &Kind, n: u64, boxes: &[BoxKind], max_units: Option<u32>) -> usize {
+    if n == 0 {
+        return 0;
+    }
     let usable = || boxes.iter().filter(|b| b.cap >= 0 && b.quantity != Some(0));
     let (Some(vmax), Some(cmax)) = (
         usable().map(|b| b.volume).max(),
@@ -133,9 +136,6 @@ pub(crate) fn boxes_alone(kind: &Kind, n: u64, boxes: &[BoxKind], max_units: Opt
     ) else {
         return 0;
     };
-    if n == 0 {
-        return 0;
-    }
     let up = |a: i128, b: i128| (a + b - 1) / b;
     let by_vol = up(n as i128 * kind.volume, vmax.max(1));
     let by_wt = up(n as i128 * kind.weight as i128, cmax.max(1) as i128);
