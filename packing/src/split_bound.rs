@@ -8,7 +8,7 @@ use crate::bound;
 use crate::error::Result;
 use crate::kind_cap;
 use crate::model::PackRequest;
-use crate::problem::{self, Depot, Problem};
+use crate::problem::{self, BoxKind, Depot, Kind, Problem};
 use crate::suit::{suit, Suit};
 
 /// A quantity each unit uses up (volume, weight or a dual-feasible value): per kind, and what
@@ -47,7 +47,7 @@ fn prefix_caps(mut per_box: Vec<i128>, most: usize) -> Vec<i128> {
 }
 
 /// Boxes of `depot` that can take anything, each repeated by its quantity (at most `most`).
-fn box_list(depot: &Depot, most: usize) -> Vec<&crate::problem::BoxKind> {
+fn box_list(depot: &Depot, most: usize) -> Vec<&BoxKind> {
     depot
         .boxes
         .iter()
@@ -157,31 +157,7 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
         if need[k] < 2 {
             continue;
         }
-        let mut seen: Vec<([i64; 3], i64, u64)> = Vec::new();
-        let per_box: Vec<Vec<i128>> = p
-            .depots
-            .iter()
-            .zip(&lists)
-            .map(|(d, l)| {
-                let caps: Vec<i128> = d
-                    .boxes
-                    .iter()
-                    .map(|b| {
-                        // Warehouses often keep the same box sizes: each size weighed once.
-                        let same = seen.iter().find(|s| s.0 == b.size && s.1 == b.cap);
-                        let c = same.map_or_else(
-                            || kind_cap::capacity(kind, b, p.rules.max_units),
-                            |s| s.2,
-                        );
-                        if same.is_none() {
-                            seen.push((b.size, b.cap, c));
-                        }
-                        c as i128
-                    })
-                    .collect();
-                l.iter().map(|b| caps[b.index]).collect()
-            })
-            .collect();
+        let per_box = kind_caps(p, kind, &lists);
         let holds: u64 = per_box
             .iter()
             .zip(&usable)
@@ -216,21 +192,7 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
             });
         }
     }
-    // Each warehouse ships at least what no other stocks; of that, kinds that may not share
-    // a box each need their own boxes there.
-    let least: Vec<usize> = (0..nd)
-        .map(|w| {
-            let only_here = |k: usize| {
-                let elsewhere: u64 = (0..nd).filter(|&v| v != w).map(|v| usable[v][k]).sum();
-                need[k].saturating_sub(elsewhere)
-            };
-            let d = &p.depots[w];
-            let alone = |k: usize| {
-                kind_cap::boxes_alone(&p.kinds[k], only_here(k), &d.boxes, p.rules.max_units)
-            };
-            apart::boxes(&p.kinds, alone).min(most[w])
-        })
-        .collect();
+    let least = least_boxes(p, &usable, &need, &most);
     // Box counts per warehouse in order of their total; the first that fits is the bound.
     let forced = forced(&res, &usable, &need);
     for t in least.iter().sum::<usize>().max(1)..=most.iter().sum::<usize>() {
@@ -242,6 +204,47 @@ pub(crate) fn bound_of(p: &Problem) -> usize {
         }
     }
     most.iter().sum()
+}
+
+/// Per warehouse, per box of its list (`box_list`), the most units of `kind` the box holds.
+fn kind_caps(p: &Problem, kind: &Kind, lists: &[Vec<&BoxKind>]) -> Vec<Vec<i128>> {
+    // Warehouses often keep the same box sizes: each size weighed once.
+    let mut seen: Vec<([i64; 3], i64, i128)> = Vec::new();
+    let mut capacity = |b: &BoxKind| {
+        if let Some(s) = seen.iter().find(|s| s.0 == b.size && s.1 == b.cap) {
+            return s.2;
+        }
+        let c = kind_cap::capacity(kind, b, p.rules.max_units) as i128;
+        seen.push((b.size, b.cap, c));
+        c
+    };
+    p.depots
+        .iter()
+        .zip(lists)
+        .map(|(d, l)| {
+            let caps: Vec<i128> = d.boxes.iter().map(&mut capacity).collect();
+            l.iter().map(|b| caps[b.index]).collect()
+        })
+        .collect()
+}
+
+/// Per warehouse, the boxes it needs at least: it ships whatever no other warehouse stocks,
+/// and of that, kinds that may not share a box each need their own boxes there.
+fn least_boxes(p: &Problem, usable: &[Vec<u64>], need: &[u64], most: &[usize]) -> Vec<usize> {
+    let nd = p.depots.len();
+    (0..nd)
+        .map(|w| {
+            let only_here = |k: usize| {
+                let elsewhere: u64 = (0..nd).filter(|&v| v != w).map(|v| usable[v][k]).sum();
+                need[k].saturating_sub(elsewhere)
+            };
+            let d = &p.depots[w];
+            let alone = |k: usize| {
+                kind_cap::boxes_alone(&p.kinds[k], only_here(k), &d.boxes, p.rules.max_units)
+            };
+            apart::boxes(&p.kinds, alone).min(most[w])
+        })
+        .collect()
 }
 
 /// Calls `fits` on every vector of counts from `w` on (each from `least` to `most`) totalling
