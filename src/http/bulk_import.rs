@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::address::AddressInput;
-use super::body::{self, Field};
+use super::body::{self, Field, Whole};
 use super::ctx::Ctx;
 use super::error::ApiError;
 use super::orders::{new_order, LineInput, OrderInput};
@@ -53,10 +53,12 @@ fn from_json(body: &[u8], max: usize) -> Result<Vec<Candidate>, ApiError> {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             // Type errors are per order, like validation errors.
-            let input = serde_path_to_error::deserialize::<_, OrderInput>(v).map_err(|e| {
-                let path = e.path().to_string();
-                ApiError::bad_request(format!("Invalid order: {}", e.into_inner())).on(path)
-            });
+            let input = serde_path_to_error::deserialize::<_, body::Object<OrderInput>>(v)
+                .map(|o| o.0)
+                .map_err(|e| {
+                    let path = e.path().to_string();
+                    ApiError::bad_request(format!("Invalid order: {}", e.into_inner())).on(path)
+                });
             Candidate {
                 external_id,
                 rows: Vec::new(),
@@ -111,7 +113,7 @@ fn csv_number(
 fn csv_line(row: &HashMap<&str, &str>) -> Result<LineInput, ApiError> {
     let quantity =
         match csv_number(row, "quantity")? {
-            Some(n) => Field::Value(n.as_i64().ok_or_else(|| {
+            Some(n) => Field::Value(n.as_i64().map(Whole).ok_or_else(|| {
                 ApiError::bad_request("quantity must be an integer.").on("quantity")
             })?),
             None => Field::Absent,

@@ -1,8 +1,15 @@
 //! Validators that several resources share: sizes and weights of products and boxes, and
 //! PATCH fields that may be left out but not set to null. Each error names the field.
 
+use serde_json::{json, Value};
+
 use super::body::Field;
 use super::error::ApiError;
+
+/// The schema of an optional field whose null the handler reads as absent.
+pub fn or_null(schema: Value) -> Value {
+    json!({"anyOf": [schema, {"type": "null"}]})
+}
 
 /// A size or weight: finite, above zero and below a million.
 pub fn positive(field: &str, v: f64) -> Result<f64, ApiError> {

@@ -13,9 +13,10 @@ use storage::PackageStatus;
 use super::body::{self, Field};
 use super::ctx::Ctx;
 use super::error::ApiError;
+use super::fields::or_null;
 use super::packages::{event_json, out, parse_package_id};
 use super::response::{json, Resp};
-use super::text::short_text as label;
+use super::text::{short_text as label, short_text_schema};
 use crate::domain::inbound::{self, Callback, Target};
 use crate::domain::packages::{PackageError, Shipment};
 use crate::webhooks::sign::{SIGNATURE_HEADER, TIMESTAMP_HEADER};
@@ -239,6 +240,10 @@ pub fn carrier(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     let ts = json!({"type": "string", "format": "date-time"});
+    let mut event_id = short_text_schema(200);
+    event_id["description"] = json!(
+        "Unique per source; a repeat is acknowledged (outcome duplicate) and changes nothing."
+    );
     let statuses = json!({"enum": ["created", "picking", "packed", "shipped", "in_transit", "out_for_delivery", "delivered", "exception", "returned"]});
     vec![
         (
@@ -246,20 +251,20 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
             json!({"type": "object", "required": ["eventId", "packageId", "status", "occurredAt"],
             "description": "A WMS reports a package's progress. A status at or behind the package's is recorded and ignored (never moves it backwards); moving to shipped or beyond ships it (stock leaves, package.shipped), with carrier and trackingNumber when given; delivered emits package.delivered and, once every package of the order is delivered, the order becomes delivered.",
             "properties": {
-                "eventId": {"type": "string", "maxLength": 200, "description": "Unique per source; a repeat is acknowledged (outcome duplicate) and changes nothing."},
+                "eventId": event_id,
                 "packageId": {"type": "string", "example": "pkg_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b"},
                 "status": statuses, "occurredAt": ts,
-                "carrier": {"type": "string"}, "trackingNumber": {"type": "string"}, "service": {"type": "string"},
-                "location": {"type": "string"}}}),
+                "carrier": or_null(short_text_schema(64)), "trackingNumber": or_null(short_text_schema(128)),
+                "service": or_null(short_text_schema(64)), "location": or_null(short_text_schema(200))}}),
         ),
         (
             "CarrierTracking",
             json!({"type": "object", "required": ["eventId", "trackingNumber", "status", "occurredAt"],
             "description": "A carrier's tracking update for a package shipped with that carrier (the path's carrier, case-insensitive).",
             "properties": {
-                "eventId": {"type": "string", "maxLength": 200},
-                "trackingNumber": {"type": "string"},
-                "status": statuses, "occurredAt": ts, "location": {"type": "string"}}}),
+                "eventId": short_text_schema(200),
+                "trackingNumber": short_text_schema(128),
+                "status": statuses, "occurredAt": ts, "location": or_null(short_text_schema(200))}}),
         ),
         (
             "InboundResult",

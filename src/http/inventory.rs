@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use storage::{AuditRecord, InventoryRecord, StockChange};
 
-use super::body::{self, Field};
+use super::body::{self, Field, Whole};
 use super::ctx::Ctx;
 use super::error::ApiError;
 use super::query::Query;
@@ -95,7 +95,7 @@ fn parse_id(raw: &str) -> Result<u128, ApiError> {
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let page = q.page()?;
     let filter = Filter {
         sku: q.get("sku").map(str::to_string),
@@ -114,9 +114,9 @@ struct CreateInput {
     #[serde(default)]
     warehouse_id: Field<String>,
     #[serde(default)]
-    on_hand: Field<i64>,
+    on_hand: Field<Whole>,
     #[serde(default)]
-    low_stock_threshold: Field<i64>,
+    low_stock_threshold: Field<Whole>,
 }
 
 const MAX_UNITS: i64 = 1_000_000_000;
@@ -125,14 +125,14 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let i: CreateInput = body::json(&ctx.body)?;
     let sku = i.sku.required("sku")?;
     let warehouse_id = i.warehouse_id.required("warehouseId")?;
-    let on_hand = i.on_hand.required("onHand")?;
+    let on_hand = i.on_hand.required("onHand")?.0;
     if !(0..=MAX_UNITS).contains(&on_hand) {
         return Err(ApiError::validation(
             "onHand",
             "onHand must be between 0 and 1000000000.",
         ));
     }
-    let low_stock_threshold = match i.low_stock_threshold.optional() {
+    let low_stock_threshold = match i.low_stock_threshold.optional().map(|t| t.0) {
         Some(t) => Some(u32::try_from(t).map_err(|_| {
             ApiError::validation("lowStockThreshold", "lowStockThreshold must be 0 or more.")
         })?),
@@ -165,7 +165,7 @@ pub fn get(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 #[derive(Deserialize)]
 struct AdjustInput {
     #[serde(default)]
-    delta: Field<i64>,
+    delta: Field<Whole>,
     #[serde(default)]
     reason: Field<String>,
 }
@@ -173,7 +173,7 @@ struct AdjustInput {
 pub fn adjust(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
     let i: AdjustInput = body::json(&ctx.body)?;
-    let delta = i.delta.required("delta")?;
+    let delta = i.delta.required("delta")?.0;
     if delta == 0 || delta.abs() > MAX_UNITS {
         return Err(ApiError::validation(
             "delta",
@@ -201,7 +201,7 @@ pub fn adjust(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 
 pub fn history(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"))?;
-    let page = Query::parse(ctx.query.as_deref()).page()?;
+    let page = Query::parse(ctx.query.as_deref())?.page()?;
     let rec = inventory::get(&ctx.app.store, id)?.ok_or(InventoryError::NotFound)?;
     let (rows, total) = inventory::history(&ctx.app.store, &rec, page.limit, page.offset)?;
     let items: Vec<Value> = rows.iter().map(audit_json).collect();
@@ -230,14 +230,15 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "InventoryCreate",
             json!({"type": "object", "required": ["sku", "warehouseId", "onHand"], "properties": {
             "sku": {"type": "string", "description": "A live product's SKU"}, "warehouseId": {"type": "string"},
-            "onHand": {"type": "integer", "minimum": 0},
-            "lowStockThreshold": {"type": "integer", "minimum": 0, "description": "Defaults to the product's"}},
+            "onHand": {"type": "integer", "minimum": 0, "maximum": MAX_UNITS},
+            "lowStockThreshold": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "description": "Defaults to the product's"}},
             "examples": [{"sku": "MUG-01", "warehouseId": "RNO", "onHand": 120}]}),
         ),
         (
             "InventoryAdjust",
             json!({"type": "object", "required": ["delta", "reason"], "properties": {
-            "delta": {"type": "integer", "description": "Change of onHand, non-zero; onHand may not fall below reserved"},
+            "delta": {"type": "integer", "minimum": -MAX_UNITS, "maximum": MAX_UNITS, "not": {"const": 0},
+                "description": "Change of onHand, non-zero; onHand may not fall below reserved"},
             "reason": {"type": "string", "maxLength": 500}},
             "examples": [{"delta": -3, "reason": "damaged in storage"}]}),
         ),

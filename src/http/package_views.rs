@@ -106,7 +106,7 @@ pub fn instructions(ctx: &mut Ctx<'_>, scenes: &Scenes) -> Result<Resp, ApiError
 }
 
 pub fn diagram(ctx: &mut Ctx<'_>, scenes: &Scenes) -> Result<Resp, ApiError> {
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let raw = q.get("step").map(str::to_string);
     let v = view(ctx, scenes)?;
     let last = v.steps.len();
@@ -143,7 +143,7 @@ fn address_lines(a: &AddressRecord) -> Vec<String> {
 }
 
 pub fn slip(ctx: &mut Ctx<'_>, scenes: &Scenes) -> Result<Resp, ApiError> {
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let paper = match q.get("paper") {
         None | Some("a4") => PaperSize::A4,
         Some("letter") => PaperSize::Letter,

@@ -186,7 +186,7 @@ pub(super) fn path_id(ctx: &Ctx<'_>) -> Result<u128, ApiError> {
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let page = q.page()?;
     let order_id = match q.get("orderId") {
         None | Some("") => None,

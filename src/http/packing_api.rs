@@ -11,7 +11,7 @@ use hyper::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::body::{self, Field};
+use super::body::{self, Field, Whole};
 use super::ctx::Ctx;
 use super::error::ApiError;
 use super::packing_steps::{self, Drawn};
@@ -20,15 +20,15 @@ use crate::workers::Refused;
 
 #[derive(Deserialize)]
 struct OptimizeInput {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::objects")]
     items: Field<Vec<ItemInput>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::objects")]
     warehouses: Field<Vec<WarehouseInput>>,
     #[serde(default)]
     units: Field<String>,
     #[serde(default)]
     weight_units: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::object")]
     options: Field<OptionsInput>,
 }
 
@@ -45,10 +45,10 @@ struct ItemInput {
     #[serde(default)]
     weight: Field<f64>,
     #[serde(default)]
-    quantity: Field<i64>,
+    quantity: Field<Whole>,
     #[serde(default)]
     orientation: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::object")]
     hazmat: Field<HazmatInput>,
     #[serde(default)]
     fragile: Field<bool>,
@@ -68,10 +68,10 @@ struct HazmatInput {
 struct WarehouseInput {
     #[serde(default)]
     warehouse_id: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::objects")]
     boxes: Field<Vec<BoxInput>>,
     #[serde(default)]
-    inventory: Field<BTreeMap<String, i64>>,
+    inventory: Field<BTreeMap<String, Whole>>,
 }
 
 #[derive(Deserialize)]
@@ -87,7 +87,7 @@ struct BoxInput {
     #[serde(default)]
     max_weight: Field<f64>,
     #[serde(default)]
-    quantity: Field<i64>,
+    quantity: Field<Whole>,
     #[serde(default)]
     cost: Field<f64>,
     #[serde(default)]
@@ -101,7 +101,7 @@ struct OptionsInput {
     #[serde(default)]
     instructions: Field<String>,
     #[serde(default)]
-    time_limit_ms: Field<u64>,
+    time_limit_ms: Field<Whole>,
     #[serde(default)]
     require_support: Field<bool>,
     #[serde(default)]
@@ -132,7 +132,7 @@ fn item(i: usize, it: ItemInput) -> Result<packing::Item, ApiError> {
         height: it.height.required(&f("height"))?,
         length: it.length.required(&f("length"))?,
         weight: it.weight.required(&f("weight"))?,
-        quantity: it.quantity.required(&f("quantity"))?,
+        quantity: it.quantity.required(&f("quantity"))?.0,
         orientation: one_of(
             &f("orientation"),
             it.orientation,
@@ -167,7 +167,7 @@ fn warehouse(i: usize, w: WarehouseInput) -> Result<packing::Warehouse, ApiError
                 height: b.height.required(&g("height"))?,
                 length: b.length.required(&g("length"))?,
                 max_weight: b.max_weight.required(&g("max_weight"))?,
-                quantity: b.quantity.optional(),
+                quantity: b.quantity.optional().map(|q| q.0),
                 cost: b.cost.optional().unwrap_or(0.0),
                 tare_weight: b.tare_weight.optional().unwrap_or(0.0),
             })
@@ -176,7 +176,11 @@ fn warehouse(i: usize, w: WarehouseInput) -> Result<packing::Warehouse, ApiError
     Ok(packing::Warehouse {
         warehouse_id: w.warehouse_id.required(&f("warehouse_id"))?,
         boxes,
-        inventory: w.inventory.optional().unwrap_or_default(),
+        inventory: w
+            .inventory
+            .optional()
+            .map(|m| m.into_iter().map(|(k, v)| (k, v.0)).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -217,7 +221,15 @@ fn request(i: OptimizeInput) -> Result<(packing::PackRequest, bool), ApiError> {
             )?
             .unwrap_or_default(),
             instructions: o.instructions.optional().unwrap_or_default(),
-            time_limit_ms: o.time_limit_ms.optional(),
+            time_limit_ms: match o.time_limit_ms.optional() {
+                Some(Whole(t)) => Some(u64::try_from(t).map_err(|_| {
+                    ApiError::validation(
+                        "options.time_limit_ms",
+                        format!("must be 0 to {}", packing::MAX_TIME_LIMIT_MS),
+                    )
+                })?),
+                None => None,
+            },
             require_support: o.require_support.optional().unwrap_or(true),
             min_support: o.min_support.optional().unwrap_or(1.0),
         },

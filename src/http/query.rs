@@ -1,5 +1,6 @@
 //! Query strings: lookup of parameters and the `limit`/`offset` rules every list shares
-//! (limit 1..=200, default 50; offset >= 0; a non-number is 400, out of range 422).
+//! (limit 1..=200, default 50; offset >= 0; a non-number is 400, out of range 422). Every
+//! parameter takes one value: a name given twice is 400, not a guess at which one counts.
 
 use serde_json::{json, Value};
 
@@ -37,12 +38,19 @@ pub const DEFAULT_LIMIT: usize = 50;
 pub const MAX_LIMIT: usize = 200;
 
 impl Query {
-    pub fn parse(raw: Option<&str>) -> Query {
-        Query {
-            pairs: raw
-                .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
-                .unwrap_or_default(),
+    pub fn parse(raw: Option<&str>) -> Result<Query, ApiError> {
+        let pairs: Vec<(String, String)> = raw
+            .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+            .unwrap_or_default();
+        for (i, (name, _)) in pairs.iter().enumerate() {
+            if pairs[..i].iter().any(|(earlier, _)| earlier == name) {
+                return Err(ApiError::bad_request(format!(
+                    "Query parameter {name} is given more than once."
+                ))
+                .on(name));
+            }
         }
+        Ok(Query { pairs })
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
@@ -152,5 +160,23 @@ impl RenderedList {
             .expect("pagination serializes");
         self.body.push(b'}');
         super::response::bytes(hyper::StatusCode::OK, "application/json", self.body.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_given_twice_is_refused_by_name() {
+        let q = Query::parse(Some("limit=5&offset=10&sku=A%2DB")).unwrap();
+        assert_eq!(q.get("sku"), Some("A-B"));
+        assert_eq!(q.page().unwrap().offset, 10);
+        assert!(Query::parse(None).unwrap().get("sku").is_none());
+        for raw in ["orderId=a&orderId=a", "limit=5&sku=x&limit=6"] {
+            let e = Query::parse(Some(raw)).err().expect(raw);
+            assert_eq!(e.status, hyper::StatusCode::BAD_REQUEST, "{raw}");
+            assert!(e.field.is_some(), "{raw}");
+        }
     }
 }

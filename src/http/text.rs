@@ -1,18 +1,43 @@
 //! Validators of free-text fields that several resources share: short labels and e-mail
-//! addresses. Each error names the field.
+//! addresses, with the schemas that say the same in the OpenAPI documents. Each error names
+//! the field.
+
+use serde_json::{json, Value};
 
 use super::error::ApiError;
 
-/// A short text: trimmed, non-empty, at most `max` printable characters.
+/// Any character but a control character (Unicode Cc), as a regular expression class.
+const PRINTABLE: &str = r"[^\u0000-\u001F\u007F-\u009F]";
+
+/// A short text: at most `max` characters as sent, none a control character, not blank;
+/// stored trimmed.
 pub fn short_text(field: &str, v: String, max: usize) -> Result<String, ApiError> {
+    if v.chars().count() > max || v.chars().any(char::is_control) {
+        return Err(short_text_error(field, max));
+    }
     let v = v.trim().to_string();
-    if v.is_empty() || v.chars().count() > max || v.chars().any(char::is_control) {
-        return Err(ApiError::validation(
-            field,
-            format!("{field} must be 1 to {max} printable characters."),
-        ));
+    if v.is_empty() {
+        return Err(short_text_error(field, max));
     }
     Ok(v)
+}
+
+/// The schema of [`short_text`].
+pub fn short_text_schema(max: usize) -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": max,
+        "pattern": format!(r"^{PRINTABLE}*[^\s\u0000-\u001F\u007F-\u009F]{PRINTABLE}*$")})
+}
+
+/// The schema of a name: 1 to `max` characters as sent, not blank.
+pub fn name_schema(max: usize) -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": max, "pattern": r"\S"})
+}
+
+fn short_text_error(field: &str, max: usize) -> ApiError {
+    ApiError::validation(
+        field,
+        format!("{field} must be 1 to {max} printable characters."),
+    )
 }
 
 pub fn email(v: String) -> Result<String, ApiError> {
@@ -50,7 +75,8 @@ mod tests {
                 .count(),
             10
         );
-        for bad in ["", "   ", "12345678901", "a\u{7}b"] {
+        // The length counts what was sent, spaces included, as the schema's maxLength does.
+        for bad in ["", "   ", "12345678901", "a\u{7}b", " 123456789 "] {
             let e = short_text("name", bad.into(), 10).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("name"), "{bad:?}");
         }

@@ -10,12 +10,13 @@ use storage::{BoxRecord, WarehouseRecord};
 
 use super::address::{self, AddressInput};
 use super::address::{address_out, AddressOut};
-use super::body::{self, Field};
+use super::body::{self, Field, Whole};
 use super::ctx::Ctx;
 use super::error::ApiError;
 use super::fields::{not_null, positive};
 use super::query::Query;
 use super::response::{json, Resp};
+use super::text::name_schema;
 use crate::domain::money::{self, Dec};
 use crate::domain::time_fmt::rfc3339;
 use crate::domain::warehouses::{self, NewWarehouse, WarehouseError, WarehousePatch};
@@ -38,9 +39,9 @@ struct WarehouseInput {
     id: Field<String>,
     #[serde(default)]
     name: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::object")]
     address: Field<AddressInput>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::body::objects")]
     boxes: Field<Vec<BoxInput>>,
 }
 
@@ -58,7 +59,7 @@ struct BoxInput {
     #[serde(default)]
     max_weight: Field<f64>,
     #[serde(default)]
-    quantity: Field<i64>,
+    quantity: Field<Whole>,
     #[serde(default)]
     cost: Field<serde_json::Number>,
     #[serde(default)]
@@ -79,13 +80,16 @@ pub fn validate_code(field: &str, v: &str) -> Result<String, ApiError> {
     }
 }
 
+/// The most boxes of one type a warehouse may list.
+const MAX_BOXES: i64 = 1_000_000;
+
 fn parse_box(i: usize, b: BoxInput) -> Result<BoxRecord, ApiError> {
     let f = |name: &str| format!("boxes[{i}].{name}");
-    let quantity = match b.quantity.optional() {
-        Some(q) if !(0..=1_000_000).contains(&q) => {
+    let quantity = match b.quantity.optional().map(|q| q.0) {
+        Some(q) if !(0..=MAX_BOXES).contains(&q) => {
             return Err(ApiError::validation(
                 f("quantity"),
-                "quantity must be 0 or more (absent: unlimited).",
+                format!("quantity must be 0 to {MAX_BOXES} (absent: unlimited)."),
             ))
         }
         q => q.map(|q| q as u32),
@@ -144,9 +148,11 @@ fn parse_boxes(boxes: Vec<BoxInput>) -> Result<Vec<BoxRecord>, ApiError> {
     Ok(out)
 }
 
+/// At most 200 characters as sent, not blank; stored trimmed.
 fn name(v: String) -> Result<String, ApiError> {
+    let long = v.chars().count() > 200;
     let v = v.trim().to_string();
-    if v.is_empty() || v.chars().count() > 200 {
+    if v.is_empty() || long {
         return Err(ApiError::validation(
             "name",
             "name must be 1 to 200 characters.",
@@ -205,7 +211,7 @@ pub fn out(w: &WarehouseRecord) -> WarehouseOut<'_> {
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let page = Query::parse(ctx.query.as_deref()).page()?;
+    let page = Query::parse(ctx.query.as_deref())?.page()?;
     let (rows, total) = warehouses::list(&ctx.app.store, page.limit, page.offset)?;
     let items: Vec<WarehouseOut<'_>> = rows.iter().map(out).collect();
     Ok(json(
@@ -276,14 +282,14 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "boxId": {"type": "string", "pattern": "^[A-Za-z0-9-]{1,32}$"},
             "width": num("Inside width"), "height": num("Inside height (vertical)"), "length": num("Inside length"),
             "maxWeight": num("Maximum total weight of the packed box"),
-            "quantity": {"type": ["integer", "null"], "minimum": 0, "description": "Boxes available; absent or null means unlimited"},
+            "quantity": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_BOXES, "description": "Boxes available; absent or null means unlimited"},
             "cost": {"type": ["number", "null"], "minimum": 0},
             "tareWeight": {"type": ["number", "null"], "minimum": 0, "description": "Weight of the empty box"},
         }
     });
     let fields = json!({
         "id": {"type": "string", "pattern": "^[A-Za-z0-9-]{1,32}$", "description": "Short code; generated (WH-XXXXXXXX) when absent"},
-        "name": {"type": "string", "maxLength": 200},
+        "name": name_schema(200),
         "address": {"oneOf": [{"$ref": "#/components/schemas/Address"}, {"type": "null"}]},
         "boxes": {"type": "array", "items": {"$ref": "#/components/schemas/Box"}},
     });

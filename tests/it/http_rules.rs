@@ -233,3 +233,47 @@ async fn unknown_routes_are_404_and_wrong_methods_405_with_allow() {
         "fulfillment routes are not on the packing listener"
     );
 }
+
+/// Query strings and bodies are read as the OpenAPI document describes them: one value per
+/// query parameter, an integral float as an integer, names counted as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_are_read_as_the_document_describes_them() {
+    let s = Server::start().await;
+    let resp = s.get("/api/products?limit=5&limit=6").send().await.unwrap();
+    assert_eq!(resp.status(), 400);
+    assert_error(&resp.json().await.unwrap(), "bad_request", Some("limit"));
+    let resp = s.get("/api/orders?fromDate=").send().await.unwrap();
+    assert_eq!(resp.status(), 200, "an empty filter is no filter");
+
+    let product = |name: &str, threshold: Value| json!({"sku": "MUG-1", "name": name, "price": 3, "lowStockThreshold": threshold});
+    let resp = s
+        .post_json("/api/products", &product("Mug", json!(4.0)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 201);
+    assert_eq!(resp.json::<Value>().await.unwrap()["lowStockThreshold"], 4);
+    for (p, status, field) in [
+        (product("Mug", json!(4.5)), 400, "lowStockThreshold"),
+        (product(" ", json!(1)), 422, "name"),
+        (
+            product(&format!("{} ", "m".repeat(200)), json!(1)),
+            422,
+            "name",
+        ),
+        (
+            json!({"sku": "CUP", "name": "Cup", "price": 1, "dimensions": [1, 2, 3]}),
+            400,
+            "dimensions",
+        ),
+    ] {
+        let resp = s.post_json("/api/products", &p).send().await.unwrap();
+        assert_eq!(resp.status(), status, "{p}");
+        let code = if status == 400 {
+            "bad_request"
+        } else {
+            "validation_error"
+        };
+        assert_error(&resp.json().await.unwrap(), code, Some(field));
+    }
+}

@@ -365,3 +365,41 @@ async fn optimize_answers_the_same_on_one_worker_or_two() {
     assert_eq!(answers[0], answers[1], "two runs on two workers");
     assert_eq!(answers[0], answers[2], "two workers and one");
 }
+
+/// The request is read as its OpenAPI document describes it: null is absent where the document
+/// allows it, an integral float is an integer, and an object field sent as an array is refused
+/// by name (serde alone would read a struct from its fields in order).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimize_reads_nulls_integral_floats_and_objects_as_documented() {
+    let s = Server::start().await;
+    let key = Some(s.creds.api_key.as_str());
+    let mut r = request();
+    r["weight_units"] = Value::Null;
+    r["items"][0]["quantity"] = json!(6.0);
+    r["options"]["time_limit_ms"] = json!(50.0);
+    let (status, v) = body(optimize(&s, key, &r).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["summary"]["total_items_packed"], 6);
+
+    for (path, bad, field) in [
+        ("options", json!([]), "options"),
+        ("items", json!([["mug", 4, 4, 4, 1, 6]]), "items[0]"),
+        ("quantity", json!(6.5), "items[0].quantity"),
+    ] {
+        let mut r = request();
+        match path {
+            "quantity" => r["items"][0]["quantity"] = bad,
+            p => r[p] = bad,
+        }
+        let (status, v) = body(optimize(&s, key, &r).send().await.unwrap()).await;
+        assert_eq!(status, 400, "{path}: {v}");
+        assert_error(&v, "bad_request", Some(field));
+    }
+    let (status, v) = body(optimize(&s, key, &json!([])).send().await.unwrap()).await;
+    assert_eq!(status, 400, "a top-level array: {v}");
+    let mut r = request();
+    r["options"]["time_limit_ms"] = json!(-1);
+    let (status, v) = body(optimize(&s, key, &r).send().await.unwrap()).await;
+    assert_eq!(status, 422, "{v}");
+    assert_error(&v, "validation_error", Some("options.time_limit_ms"));
+}

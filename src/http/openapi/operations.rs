@@ -29,6 +29,11 @@ fn query_param(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+/// A filter whose empty value means no filter, as an HTML form sends a blank field.
+fn or_empty(schema: Value) -> Value {
+    json!({"anyOf": [schema, {"const": ""}]})
+}
+
 fn page_params() -> Vec<Value> {
     vec![
         query_param(
@@ -39,7 +44,7 @@ fn page_params() -> Vec<Value> {
         query_param(
             "offset",
             "Records to skip (default 0).",
-            json!({"type": "integer", "minimum": 0, "default": 0}),
+            json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
         ),
     ]
 }
@@ -166,9 +171,9 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         ListInventoryAdjustments => (page_params(), None, vec![ok(200, "A page of the audit trail", schema_ref("InventoryAdjustmentList"))]),
         ListOrders => {
             let mut params = page_params();
-            params.push(query_param("status", "Only orders in this status.", json!({"enum": storage::OrderStatus::ALL.map(storage::OrderStatus::as_str)})));
+            params.push(query_param("status", "Only orders in this status (empty: any).", or_empty(json!({"enum": storage::OrderStatus::ALL.map(storage::OrderStatus::as_str)}))));
             params.push(query_param("q", "Case-insensitive substring of externalId, customerEmail, customerId or id.", json!({"type": "string"})));
-            params.push(query_param("fromDate", "Orders created at or after this date (2026-11-01, midnight UTC) or RFC 3339 time.", json!({"type": "string"})));
+            params.push(query_param("fromDate", "Orders created at or after this date (2026-11-01, midnight UTC) or RFC 3339 time (empty: any).", json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}, {"const": ""}]})));
             (params, None, vec![ok(200, "A page of orders", schema_ref("OrderList"))])
         }
         CreateOrder => (vec![], Some(body_of("OrderCreate")), vec![
@@ -199,17 +204,17 @@ fn details(id: RouteId) -> (Vec<Value>, Option<Value>, Vec<(String, Value)>) {
         PackOrder => (vec![], None, vec![ok(200, "The order, now processing with its packages (409 with the reason when it cannot be packed; 409 invalid_transition unless pending)", schema_ref("Order"))]),
         ListPackages => {
             let mut params = page_params();
-            params.push(query_param("orderId", "Only the packages of this order.", json!({"type": "string", "format": "uuid"})));
-            params.push(query_param("status", "Only packages in this status.", json!({"enum": storage::PackageStatus::ALL.map(storage::PackageStatus::as_str)})));
+            params.push(query_param("orderId", "Only the packages of this order (its id, a UUID; any other value matches none; empty: any).", json!({"type": "string"})));
+            params.push(query_param("status", "Only packages in this status (empty: any).", or_empty(json!({"enum": storage::PackageStatus::ALL.map(storage::PackageStatus::as_str)}))));
             params.push(query_param("warehouseId", "Only packages packed at this warehouse. Walks the packages the other filters select: narrow by status (a station's queue: status=created&sort=oldest&limit=1 is the next package to pack).", json!({"type": "string"})));
-            params.push(query_param("sort", "By creation: newest first (default) or oldest first.", json!({"enum": ["newest", "oldest"], "default": "newest"})));
+            params.push(query_param("sort", "By creation: newest first (default) or oldest first.", or_empty(json!({"enum": ["newest", "oldest"], "default": "newest"}))));
             (params, None, vec![ok(200, "A page of packages", schema_ref("PackageList"))])
         }
         GetPackage => (vec![], None, vec![ok(200, "The package", schema_ref("Package"))]),
         ListPackageEvents => (vec![], None, vec![ok(200, "Every inbound event about the package, applied or not", schema_ref("InboundEventList"))]),
         PackageInstructions => (vec![], None, vec![ok(200, "The box and the loading order", schema_ref("PackageInstructions"))]),
         PackageDiagram => (
-            vec![query_param("step", "Draw steps 1..step, step highlighted with its SKU and earlier ones muted; 0 is the empty box; without it, the packed box with one colour per SKU. Past the last step is 422.", json!({"type": "integer", "minimum": 0}))],
+            vec![query_param("step", "Draw steps 1..step, step highlighted with its SKU and earlier ones muted; 0 is the empty box; without it, the packed box with one colour per SKU. Past the last step is 422.", json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}))],
             None,
             vec![content(200, "The open box in an isometric view from the front right, its front edge marked, painted back to front", "image/svg+xml")],
         ),

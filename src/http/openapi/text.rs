@@ -17,6 +17,9 @@ over the limit: `429 rate_limited` with `Retry-After` seconds. Tiers: starter 60
 replays the stored response with `Idempotent-Replayed: true`; the same key with another request is `422 idempotency_key_reused`; \
 while the first request runs, `409 idempotency_in_progress`. 5xx responses are not stored.\n\n\
 **Lists** take `limit` (1-200, default 50) and `offset`, are newest first, and return `pagination {limit, offset, total}`.\n\n\
+**Reading values.** Bodies are JSON objects, and a field documented as an object is one (an array in its place is `400`). \
+An integer may be written as an integral float (`5.0`); a fraction is `400`. Text limits count the characters as sent, \
+and the stored value is trimmed. A query parameter takes one value (given twice: `400`); an empty filter (`status=`) is no filter.\n\n\
 **Durability.** A 2xx to a write means it is flushed to disk.\n\n\
 **Links.** Responses that create or return a resource carry OpenAPI `links` to the operations that take its id \
 (`POST /api/orders` to get, update, cancel, pack, its events and packages; a webhook to its test, deliveries and rotate-secret; \
@@ -92,4 +95,6 @@ curl -X POST https://HOST:8443/api/wms/webhooks/package-status -H 'Content-Type:
 A source that cannot sign may send `Authorization: Bearer <token>` or `X-API-Key` instead. `eventId` is unique per source: a repeated one is answered 200 with outcome `duplicate` and changes nothing, so retry freely. A package never moves backwards: an event at or behind its current progress (a late `in_transit` after `delivered`) is recorded with outcome `ignored` and a note, not applied; `exception` pauses progress, which resumes with the next forward status. Moving a package to `shipped` or beyond ships it as the ship endpoint does. An unknown `packageId` or tracking number is 404. Every event is kept and readable at `GET /api/packages/{id}/events`."#;
 
 pub(super) const PACKING_INTRO: &str = "3D bin packing of items into boxes across warehouses. `POST /api/v1/optimize` needs `X-API-Key`; \
-errors use the envelope `{\"error\": {\"code\", \"message\", \"field\"}}`.";
+errors use the envelope `{\"error\": {\"code\", \"message\", \"field\"}}`. \
+An optional field set to null is read as absent; an integer may be written as an integral float (`6.0`); \
+a field documented as an object is one (an array in its place is `400`).";

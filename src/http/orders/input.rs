@@ -5,7 +5,7 @@ use serde::Deserialize;
 use storage::OrderStatus;
 
 use super::super::address::AddressInput;
-use super::super::body::Field;
+use super::super::body::{Field, Whole};
 use super::super::error::ApiError;
 use super::super::fields::not_null;
 use super::super::text::{email, short_text};
@@ -21,11 +21,11 @@ pub struct OrderInput {
     pub customer_id: Field<String>,
     #[serde(default)]
     pub customer_email: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::objects")]
     pub items: Field<Vec<LineInput>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::objects")]
     pub shipping_addresses: Field<Vec<AddressInput>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::object")]
     pub billing_address: Field<AddressInput>,
 }
 
@@ -35,18 +35,18 @@ pub struct LineInput {
     #[serde(default)]
     pub sku: Field<String>,
     #[serde(default)]
-    pub quantity: Field<i64>,
+    pub quantity: Field<Whole>,
     #[serde(default)]
     pub unit_price: Field<serde_json::Number>,
 }
 
 const MAX_LINES: usize = 500;
-const MAX_QUANTITY: i64 = 100_000;
+pub(super) const MAX_QUANTITY: i64 = 100_000;
 
 fn line(i: usize, l: LineInput) -> Result<NewLine, ApiError> {
     let f = |n: &str| format!("items[{i}].{n}");
     let sku = super::super::products::validate_sku(&f("sku"), &l.sku.required(&f("sku"))?)?;
-    let quantity = l.quantity.required(&f("quantity"))?;
+    let quantity = l.quantity.required(&f("quantity"))?.0;
     if !(1..=MAX_QUANTITY).contains(&quantity) {
         return Err(ApiError::validation(
             f("quantity"),
@@ -142,9 +142,9 @@ pub(super) struct PatchInput {
     status: Field<String>,
     #[serde(default)]
     customer_email: Field<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::objects")]
     shipping_addresses: Field<Vec<AddressInput>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::object")]
     billing_address: Field<AddressInput>,
 }
 

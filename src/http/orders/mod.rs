@@ -92,7 +92,7 @@ pub fn create(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let page = q.page()?;
     let status = match q.get("status") {
         None | Some("") => None,

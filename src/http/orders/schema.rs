@@ -26,7 +26,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "OrderLineCreate",
             json!({"type": "object", "required": ["sku", "quantity"], "properties": {
             "sku": {"type": "string", "description": "A live product's SKU"},
-            "quantity": {"type": "integer", "minimum": 1},
+            "quantity": {"type": "integer", "minimum": 1, "maximum": super::input::MAX_QUANTITY},
             "unitPrice": {"type": "number", "minimum": 0, "description": "Defaults to the product's price"}}}),
         ),
         (

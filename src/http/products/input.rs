@@ -4,7 +4,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use storage::{Dimensions, Hazmat, Orientation};
 
-use super::super::body::Field;
+use super::super::body::{Field, Whole};
 use super::super::error::ApiError;
 use super::super::fields::{not_null, positive};
 use crate::domain::money::{self};
@@ -27,14 +27,14 @@ pub(super) struct ProductInput {
     cost_currency: Field<String>,
     #[serde(default)]
     weight: Field<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::object")]
     dimensions: Field<DimensionsInput>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::super::body::object")]
     hazmat: Field<HazmatInput>,
     #[serde(default)]
     orientation: Field<String>,
     #[serde(default)]
-    low_stock_threshold: Field<i64>,
+    low_stock_threshold: Field<Whole>,
 }
 
 #[derive(Deserialize)]
@@ -72,9 +72,11 @@ pub fn validate_sku(field: &str, sku: &str) -> Result<String, ApiError> {
     }
 }
 
+/// At most `max` characters as sent; stored trimmed, and blank only if `allow_empty`.
 fn text(field: &str, v: String, max: usize, allow_empty: bool) -> Result<String, ApiError> {
+    let long = v.chars().count() > max;
     let v = v.trim().to_string();
-    if (!allow_empty && v.is_empty()) || v.chars().count() > max {
+    if (!allow_empty && v.is_empty()) || long {
         return Err(ApiError::validation(
             field,
             format!(
@@ -108,36 +110,15 @@ fn dimensions(d: DimensionsInput) -> Result<Dimensions, ApiError> {
     })
 }
 
-/// UN hazard classes and divisions (1.1-1.6, 2.1-2.3, 3, 4.1-4.3, 5.1-5.2, 6.1-6.2, 7, 8, 9).
+/// UN hazard classes and divisions.
+pub(super) const HAZMAT_CLASSES: [&str; 25] = [
+    "1", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "2", "2.1", "2.2", "2.3", "3", "4", "4.1",
+    "4.2", "4.3", "5", "5.1", "5.2", "6", "6.1", "6.2", "7", "8", "9",
+];
+
 fn hazmat(h: HazmatInput) -> Result<Hazmat, ApiError> {
     let class = h.class.required("hazmat.class")?;
-    let valid_class = matches!(
-        class.as_str(),
-        "1" | "1.1"
-            | "1.2"
-            | "1.3"
-            | "1.4"
-            | "1.5"
-            | "1.6"
-            | "2"
-            | "2.1"
-            | "2.2"
-            | "2.3"
-            | "3"
-            | "4"
-            | "4.1"
-            | "4.2"
-            | "4.3"
-            | "5"
-            | "5.1"
-            | "5.2"
-            | "6"
-            | "6.1"
-            | "6.2"
-            | "7"
-            | "8"
-            | "9"
-    );
+    let valid_class = HAZMAT_CLASSES.contains(&class.as_str());
     if !valid_class {
         return Err(ApiError::validation(
             "hazmat.class",
@@ -228,7 +209,7 @@ pub(super) fn new_product(i: ProductInput) -> Result<NewProduct, ApiError> {
         low_stock_threshold: i
             .low_stock_threshold
             .optional()
-            .map(threshold)
+            .map(|t| threshold(t.0))
             .transpose()?
             .unwrap_or(0),
     })
@@ -279,7 +260,7 @@ pub(super) fn patch(i: ProductInput) -> Result<ProductPatch, ApiError> {
             .map(|o| orientation(&o))
             .transpose()?,
         low_stock_threshold: not_null("lowStockThreshold", i.low_stock_threshold)?
-            .map(threshold)
+            .map(|t| threshold(t.0))
             .transpose()?,
     })
 }

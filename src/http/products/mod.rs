@@ -45,7 +45,7 @@ fn parse_id(raw: &str) -> Result<u128, ApiError> {
 /// A page of live products from the in-memory index, each product's rendered bytes
 /// from the index (rendered and kept there on a miss), concatenated into the body.
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let page = Query::parse(ctx.query.as_deref()).page()?;
+    let page = Query::parse(ctx.query.as_deref())?.page()?;
     let index = &ctx.app.domain.products;
     let (rows, total) = index.page(page.offset, page.limit);
     // Rendered products are about 430 bytes.

@@ -2,17 +2,20 @@
 
 use serde_json::{json, Value};
 
+use super::super::text::name_schema;
+
 /// OpenAPI schemas of the product resource.
 pub fn schemas() -> Vec<(&'static str, Value)> {
     let dims = json!({ "type": "object", "required": ["width", "height", "length"], "properties": {
         "width": {"type": "number", "exclusiveMinimum": 0}, "height": {"type": "number", "exclusiveMinimum": 0, "description": "Vertical when upright"},
         "length": {"type": "number", "exclusiveMinimum": 0} } });
     let hazmat = json!({ "type": "object", "required": ["class", "unNumber"], "properties": {
-        "class": {"type": "string", "examples": ["3", "2.1"]}, "unNumber": {"type": "string", "pattern": "^UN[0-9]{4}$"} } });
+        "class": {"enum": super::input::HAZMAT_CLASSES, "examples": ["3", "2.1"]},
+        "unNumber": {"type": "string", "pattern": "^(UN)?[0-9]{4}$", "description": "Stored as UN and four digits"} } });
     let money = |d: &str| json!({ "type": "number", "minimum": 0, "description": d });
     let fields = json!({
         "sku": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$", "description": "Unique among live products"},
-        "name": {"type": "string", "maxLength": 200},
+        "name": name_schema(200),
         "description": {"type": "string", "maxLength": 5000},
         "price": money("Exact decimal, at most 4 decimal places"),
         "unitCost": money("Optional cost; needs costCurrency"),
@@ -21,7 +24,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         "dimensions": {"oneOf": [dims, {"type": "null"}], "description": "In the appliance's length unit (in or cm); needed for packing"},
         "hazmat": {"oneOf": [hazmat, {"type": "null"}]},
         "orientation": {"enum": ["any", "upright"], "default": "any"},
-        "lowStockThreshold": {"type": "integer", "minimum": 0, "default": 0},
+        "lowStockThreshold": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "default": 0},
     });
     let mut product_props = fields.as_object().cloned().unwrap_or_default();
     for (k, v) in [

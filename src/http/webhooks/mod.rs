@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 use storage::{DeliveryStatus, SignatureScheme};
 
-use super::body::{self, Field};
+use super::body::{self, Field, Whole};
 use super::ctx::Ctx;
 use super::error::ApiError;
 use super::fields::not_null;
@@ -140,7 +140,7 @@ fn flag(field: &str, f: Field<bool>, default: bool) -> Result<bool, ApiError> {
 }
 
 pub fn list(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
-    let page = Query::parse(ctx.query.as_deref()).page()?;
+    let page = Query::parse(ctx.query.as_deref())?.page()?;
     let (rows, total) = store::list(&ctx.app.store, page.limit, page.offset)?;
     let items = rows.iter().map(to_json).collect();
     Ok(json(StatusCode::OK, &page.list("webhooks", items, total)))
@@ -217,7 +217,7 @@ pub fn test(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
 
 pub fn deliveries(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
     let id = parse_id(ctx.param("id"), WebhookError::NotFound)?;
-    let q = Query::parse(ctx.query.as_deref());
+    let q = Query::parse(ctx.query.as_deref())?;
     let page = q.page()?;
     let status = match q.get("status") {
         None => None,
@@ -289,7 +289,7 @@ const GRACE_MAX_SECS: u64 = 7 * 86_400;
 #[serde(rename_all = "camelCase")]
 struct RotateInput {
     #[serde(default)]
-    grace_period_seconds: Field<u64>,
+    grace_period_seconds: Field<Whole>,
 }
 
 /// `POST /api/webhooks/{id}/rotate-secret`: a new random secret, returned this once;
@@ -300,7 +300,10 @@ pub fn rotate_secret(ctx: &mut Ctx<'_>) -> Result<Resp, ApiError> {
         GRACE_DEFAULT_SECS
     } else {
         let i: RotateInput = body::json(&ctx.body)?;
-        not_null("gracePeriodSeconds", i.grace_period_seconds)?.unwrap_or(GRACE_DEFAULT_SECS)
+        not_null("gracePeriodSeconds", i.grace_period_seconds)?
+            .map_or(GRACE_DEFAULT_SECS, |Whole(g)| {
+                u64::try_from(g).unwrap_or(u64::MAX)
+            })
     };
     if grace > GRACE_MAX_SECS {
         return Err(ApiError::validation(
