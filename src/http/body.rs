@@ -144,11 +144,7 @@ where
     D: serde::Deserializer<'de>,
     T: serde::Deserialize<'de>,
 {
-    Field::<Object<T>>::deserialize(d).map(|f| match f {
-        Field::Value(Object(t)) => Field::Value(t),
-        Field::Null => Field::Null,
-        Field::Absent => Field::Absent,
-    })
+    Field::<Object<T>>::deserialize(d).map(|f| f.map(|Object(t)| t))
 }
 
 /// `deserialize_with` for a [`Field`] holding a list of objects.
@@ -157,11 +153,8 @@ where
     D: serde::Deserializer<'de>,
     T: serde::Deserialize<'de>,
 {
-    Field::<Vec<Object<T>>>::deserialize(d).map(|f| match f {
-        Field::Value(v) => Field::Value(v.into_iter().map(|Object(t)| t).collect()),
-        Field::Null => Field::Null,
-        Field::Absent => Field::Absent,
-    })
+    Field::<Vec<Object<T>>>::deserialize(d)
+        .map(|f| f.map(|v| v.into_iter().map(|Object(t)| t).collect()))
 }
 
 /// A JSON integer. An integral float such as `3.0` counts too, as JSON Schema's `integer`
@@ -229,6 +222,15 @@ impl<T> Field<T> {
             Field::Absent => None,
             Field::Null => Some(None),
             Field::Value(v) => Some(Some(v)),
+        }
+    }
+
+    /// The value, if set, through `f`; absent and null stay as they are.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Field<U> {
+        match self {
+            Field::Absent => Field::Absent,
+            Field::Null => Field::Null,
+            Field::Value(v) => Field::Value(f(v)),
         }
     }
 

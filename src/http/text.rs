@@ -28,7 +28,28 @@ pub fn short_text_schema(max: usize) -> Value {
         "pattern": format!(r"^{PRINTABLE}*[^\s\u0000-\u001F\u007F-\u009F]{PRINTABLE}*$")})
 }
 
-/// The schema of a name: 1 to `max` characters as sent, not blank.
+/// At most `max` characters as sent; stored trimmed, and blank only if `allow_empty`.
+pub fn plain_text(
+    field: &str,
+    v: String,
+    max: usize,
+    allow_empty: bool,
+) -> Result<String, ApiError> {
+    let long = v.chars().count() > max;
+    let v = v.trim().to_string();
+    if (!allow_empty && v.is_empty()) || long {
+        return Err(ApiError::validation(
+            field,
+            format!(
+                "{field} must be {} to {max} characters.",
+                u8::from(!allow_empty)
+            ),
+        ));
+    }
+    Ok(v)
+}
+
+/// The schema of [`plain_text`] for a name (not `allow_empty`).
 pub fn name_schema(max: usize) -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": max, "pattern": r"\S"})
 }
@@ -78,6 +99,16 @@ mod tests {
         // The length counts what was sent, spaces included, as the schema's maxLength does.
         for bad in ["", "   ", "12345678901", "a\u{7}b", " 123456789 "] {
             let e = short_text("name", bad.into(), 10).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("name"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn plain_text_counts_what_was_sent_and_may_allow_blank() {
+        assert_eq!(plain_text("name", " Mug ".into(), 5, false).unwrap(), "Mug");
+        assert_eq!(plain_text("description", "  ".into(), 5, true).unwrap(), "");
+        for (bad, allow_empty) in [("  ", false), ("Mug   ", false), ("123456", true)] {
+            let e = plain_text("name", bad.into(), 5, allow_empty).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("name"), "{bad:?}");
         }
     }

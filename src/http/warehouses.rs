@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::fields::{not_null, positive};
 use super::query::Query;
 use super::response::{json, Resp};
-use super::text::name_schema;
+use super::text::{name_schema, plain_text};
 use crate::domain::money::{self, Dec};
 use crate::domain::time_fmt::rfc3339;
 use crate::domain::warehouses::{self, NewWarehouse, WarehouseError, WarehousePatch};
@@ -148,17 +148,9 @@ fn parse_boxes(boxes: Vec<BoxInput>) -> Result<Vec<BoxRecord>, ApiError> {
     Ok(out)
 }
 
-/// At most 200 characters as sent, not blank; stored trimmed.
+/// A warehouse name: 1 to 200 characters as sent, stored trimmed.
 fn name(v: String) -> Result<String, ApiError> {
-    let long = v.chars().count() > 200;
-    let v = v.trim().to_string();
-    if v.is_empty() || long {
-        return Err(ApiError::validation(
-            "name",
-            "name must be 1 to 200 characters.",
-        ));
-    }
-    Ok(v)
+    plain_text("name", v, 200, false)
 }
 
 #[derive(serde::Serialize)]

@@ -7,6 +7,7 @@ use storage::{Dimensions, Hazmat, Orientation};
 use super::super::body::{Field, Whole};
 use super::super::error::ApiError;
 use super::super::fields::{not_null, positive};
+use super::super::text::plain_text as text;
 use crate::domain::money::{self};
 use crate::domain::products::{NewProduct, ProductError, ProductPatch};
 
@@ -70,22 +71,6 @@ pub fn validate_sku(field: &str, sku: &str) -> Result<String, ApiError> {
             "SKU must be 1-64 characters of letters, digits, '-', '_' or '.'.",
         ))
     }
-}
-
-/// At most `max` characters as sent; stored trimmed, and blank only if `allow_empty`.
-fn text(field: &str, v: String, max: usize, allow_empty: bool) -> Result<String, ApiError> {
-    let long = v.chars().count() > max;
-    let v = v.trim().to_string();
-    if (!allow_empty && v.is_empty()) || long {
-        return Err(ApiError::validation(
-            field,
-            format!(
-                "{field} must be {} to {max} characters.",
-                u8::from(!allow_empty)
-            ),
-        ));
-    }
-    Ok(v)
 }
 
 fn amount(field: &str, n: &serde_json::Number) -> Result<Decimal, ApiError> {
